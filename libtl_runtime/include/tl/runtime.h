@@ -1,0 +1,111 @@
+/* tl/runtime.h - libtl_runtime, the C11 runtime that loads tlc packages and launches kernels.
+ *
+ * Usage contract
+ *   - Every function returns tl_status_t (TL_OK == 0) unless noted; on failure the message is
+ *     kept on the runtime handle: tl_runtime_last_error(rt) (per runtime, per thread).
+ *   - Constructors set *out = NULL first and release everything on every error path.
+ *   - Handles are opaque. A runtime may be used from many threads at once; packages and kernels
+ *     are immutable after open and may be launched concurrently.
+ *   - Tensors are DLPack DLTensors on the CPU (kDLCPU); strides in elements (NULL = contiguous).
+ *   - Nothing here calls exit() or abort().
+ */
+#ifndef TL_RUNTIME_H
+#define TL_RUNTIME_H
+#include <stdint.h>
+#include <stddef.h>
+#include "tl/dlpack_compat.h"
+#include "tl/bundle_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TL_RUNTIME_VERSION_MAJOR 0
+#define TL_RUNTIME_VERSION_MINOR 1
+#define TL_RUNTIME_VERSION_PATCH 0
+#define TL_PACKAGE_FORMAT_MAJOR 1
+#define TL_PACKAGE_FORMAT_MINOR 0
+
+#if defined(_WIN32)
+#define TL_API
+#else
+#define TL_API __attribute__((visibility("default")))
+#endif
+
+typedef enum {
+  TL_OK = 0,
+  TL_ERROR_INVALID_ARGUMENT = 1,  /* a bad argument: null pointer, wrong dtype, shape, stride... */
+  TL_ERROR_NOT_FOUND = 2,         /* no such file or kernel */
+  TL_ERROR_BAD_PACKAGE = 3,       /* corrupt, truncated or inconsistent package */
+  TL_ERROR_VERSION = 4,           /* package or bundle version this runtime cannot serve */
+  TL_ERROR_UNSUPPORTED = 5,       /* no bundle for this CPU, or an unsupported device */
+  TL_ERROR_OUT_OF_MEMORY = 6,
+  TL_ERROR_INTERNAL = 7
+} tl_status_t;
+
+typedef struct tl_runtime tl_runtime_t;
+typedef struct tl_package tl_package_t;
+typedef struct tl_kernel tl_kernel_t;
+
+/* A parallel-for supplied by a host that owns its threads: must call fn(ctx, i) for every i in
+ * [0, n) (in any order, on any threads) and return after all calls have returned. */
+typedef void (*tl_parallel_task_fn_t)(void* ctx, int64_t i);
+typedef void (*tl_parallel_for_fn_t)(void* user_context, int64_t n, tl_parallel_task_fn_t fn, void* ctx);
+
+typedef struct {
+  uint32_t struct_size;               /* set by tl_runtime_options_initialize */
+  int32_t num_threads;                /* 0: one per online CPU */
+  tl_parallel_for_fn_t parallel_for;  /* NULL: the runtime's own thread pool */
+  void* user_context;                 /* passed to parallel_for */
+} tl_runtime_options_t;
+
+/* Launch-time options; NULL means defaults (grid from the kernel's grid rule). */
+typedef struct {
+  uint32_t struct_size;
+  int32_t has_grid;                   /* 1: use grid below instead of the kernel's rule */
+  int64_t grid[TL_MAX_GRID];
+} tl_launch_options_t;
+
+/* One launch argument: a tensor, or a scalar (int64 or double, by the parameter's dtype). */
+typedef struct {
+  const DLTensor* tensor;             /* for tensor parameters */
+  int64_t i64;                        /* for integer and bool scalars */
+  double f64;                         /* for float scalars */
+} tl_value_t;
+
+TL_API void tl_runtime_options_initialize(tl_runtime_options_t* options);
+TL_API void tl_launch_options_initialize(tl_launch_options_t* options);
+
+TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_runtime_t** out_runtime);
+TL_API void tl_runtime_release(tl_runtime_t* runtime);
+/* The last error message of this thread on this runtime ("" when none). Never NULL. */
+TL_API const char* tl_runtime_last_error(const tl_runtime_t* runtime);
+TL_API tl_status_t tl_runtime_set_num_threads(tl_runtime_t* runtime, int32_t num_threads);
+TL_API int32_t tl_runtime_num_threads(const tl_runtime_t* runtime);
+/* Comma-separated CPU features the runtime detected, e.g. "sse2,avx2,fma,avx512f". Never NULL. */
+TL_API const char* tl_runtime_cpu_features(const tl_runtime_t* runtime);
+/* "MAJOR.MINOR.PATCH" of the library actually loaded. */
+TL_API const char* tl_runtime_version(void);
+
+/* Opens a .tlpkg: verifies the archive and each payload's SHA-256, checks format and runtime
+ * versions, and loads the best bundle for this CPU. */
+TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+/* Opens a single bundle .so directly (for tests and tools; no manifest, no hash check). */
+TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+TL_API void tl_package_release(tl_package_t* package);
+/* The chosen bundle's variant name, e.g. "x86_64-avx512". */
+TL_API const char* tl_package_target(const tl_package_t* package);
+TL_API uint32_t tl_package_kernel_count(const tl_package_t* package);
+TL_API const char* tl_package_kernel_name(const tl_package_t* package, uint32_t index);
+TL_API tl_status_t tl_package_kernel(tl_package_t* package, const char* name, tl_kernel_t** out_kernel);
+
+/* The kernel's descriptor (name, params, ...), owned by the package. */
+TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel);
+/* Checks args against the signature, resolves the grid and runs every program. Blocks until done. */
+TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                    const tl_launch_options_t* options);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TL_RUNTIME_H */

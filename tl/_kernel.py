@@ -1,0 +1,35 @@
+"""``@tl.kernel``: records a kernel's source location and options for the compiler and the
+reference interpreter. The body is never executed by Python."""
+from __future__ import annotations
+
+import inspect
+
+
+class KernelFunction:
+    """A kernel as written. ``grid``: optional callable of the tensor arguments returning 1..3
+    ints; ``specializations``: optional list of dicts of constexpr values to compile."""
+
+    def __init__(self, fn, grid=None, specializations=None):
+        self.fn = fn
+        self.name = fn.__name__
+        self.grid = grid
+        self.specializations = specializations
+        self.source_file = inspect.getsourcefile(fn)
+        self.__doc__ = fn.__doc__
+
+    def interpret(self, *args, grid=None, **constexprs):
+        """Runs the kernel with the NumPy reference interpreter (no compilation)."""
+        from tlc.interp import interpret_kernel
+        return interpret_kernel(self, args, grid=grid, constexprs=constexprs)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"kernel {self.name!r} cannot be called from Python; compile it with "
+                        f"`tlc build`, or run it with {self.name}.interpret(...)")
+
+
+def kernel(fn=None, *, grid=None, specializations=None):
+    """Marks a TL kernel. Usable bare (``@tl.kernel``) or with options
+    (``@tl.kernel(grid=lambda x, y: (tl.cdiv(x.shape[0], 8),))``)."""
+    if fn is None:
+        return lambda f: KernelFunction(f, grid=grid, specializations=specializations)
+    return KernelFunction(fn, grid=grid, specializations=specializations)
