@@ -1,0 +1,105 @@
+"""The pass pipeline: one explicit ordered list and a registry that rejects unknown names.
+
+Each pass is a small frozen class with ``name`` and ``run(module, ctx) -> module`` (one per file
+in this package). ``ctx`` is a :class:`PassContext` carrying the target :class:`Variant`.
+:func:`tlc.lower.pass_manager.run_pipeline` runs them in order and verifies after each.
+
+POST-PIPELINE IR (what the C emitter consumes)
+=============================================
+Opcodes that can appear in a kernel body after the whole pipeline:
+
+  scalar level  arg, const, program_id, num_programs, dim, and every ELEMENTWISE_UNARY /
+                ELEMENTWISE_BINARY op, where, cast on ScalarType operands only (index math).
+  memory        view(tensor_arg, *int64 offsets)  -- always rooted directly at a kernel body arg
+                (view-of-view is folded); load, store (attrs unchanged from the frontend, except
+                ``checked`` may have False entries where bounds analysis proved the axis in range;
+                a False axis needs no bounds check; masks, when present, still apply).
+  tile          fused, getitem, dot, reduce, reshape, trans, arange.
+  control       for, if, yield, getitem.
+  NOT present   tile-typed add/mul/.../where/cast/splat/broadcast/full: every tile elementwise op
+                lives inside a ``fused`` body (a lone tile op becomes a one-op fused group; a
+                ``full`` used as a loop init becomes a fused op with zero inputs).
+
+``fused`` op
+  operands  external inputs, in first-use order: tiles of the iteration shape, tiles of equal
+            rank with size-1 axes (broadcast along those axes), or ScalarType scalars (splat).
+  attrs     shape (iteration space, tuple), lanes (int, variant.lanes), inner (int, see below),
+  regions   one block: args = one ``arg`` op per operand (attrs name="in<i>", index=i) of
+            ScalarType(operand dtype) -- the lane value of that input at the current index;
+            ops = elementwise opcodes on ScalarType values (add, exp, where, cast, ... and
+            ``const`` for a former ``full``/scalar constant), ending in ``yield`` of the lane values
+            of the outputs (one per output, in order).
+  type      TupleType(TileType(dtype, shape) per output); each output is read by a ``getitem``
+            op (attrs index=k) placed right after the fused op; the getitem carries ``buf``.
+  inner     k = the number of trailing axes collapsed into one flat vector loop: the largest k
+            such that, for every tile input, its last k axes are either all equal to the
+            iteration shape's or all 1 (then that input is constant over the inner loop: splat it).
+            k == rank when every input has the full shape; k >= 1 when rank >= 1; 0 for rank 0.
+            Outer axes (rank - k of them) are plain scalar loops with per-input broadcasting.
+Lane dtypes: ScalarType(float16/bfloat16) lane values are held in float32 (DType.compute);
+int8/bool in int32; rounding to storage dtype happens only at store and explicit cast.
+
+``buf=(offset, nbytes)`` attr (memory planning, bytes into the per-program workspace of
+Kernel.workspace bytes; offsets 64-aligned; element size = DType.compute itemsize: 4 for
+float*/int32/int8/bool, 8 for int64; tiles dense row-major):
+  set on every op whose type is a TileType and that materialises a tile: load, getitem of a fused
+  or for/if result, dot, reduce, reshape, trans, arange, and tile-typed region args of ``for``
+  (carried values). Not set on fused body values (registers) nor on scalars.
+  Aliases: reshape has the same offset as its input. A ``getitem`` of a ``for`` result has the
+  same buf as the matching carried region arg. The emitter must:
+    - before a ``for``: copy each tile init into its carried arg's buf (skip if same offset);
+    - at the body's ``yield``: copy each yielded tile into the carried arg's buf (memmove
+      semantics; skip when offsets are equal);
+    - at an ``if``'s ``yield`` (each branch): copy yielded tiles into the if-result getitem's buf.
+  A value's buffer is only reused after its last use (results never share space with the
+  operands of the op that defines them, except reshape's alias).
+
+``dot`` and ``reduce`` get attr ``lanes`` (variant.lanes). Other attrs are unchanged.
+Kernel.params[i].access is filled ("read"/"write"/"readwrite"/"none").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tlc.target import Variant
+
+
+@dataclass(frozen=True, slots=True)
+class PassContext:
+    """What passes may consult: the target variant (``variant.lanes`` = float32 lanes)."""
+
+    variant: Variant | None = None
+
+    @property
+    def lanes(self) -> int:
+        return self.variant.lanes if self.variant is not None else 4
+
+
+def get_pass(name: str) -> Any:
+    """The registered pass called ``name``; raises KeyError listing the known names."""
+    if name not in REGISTRY:
+        raise KeyError(f"unknown pass {name!r}; known passes: {', '.join(REGISTRY)}")
+    return REGISTRY[name]
+
+
+def pipeline() -> list[Any]:
+    """A fresh copy of PIPELINE."""
+    return list(PIPELINE)
+
+
+from tlc.lower.passes import (bounds, canonicalize, fold_constants, fuse_elementwise,  # noqa: E402
+                              infer_access, infer_types, plan_memory, vectorize)
+
+# The pipeline, in order (read top to bottom).
+PIPELINE: tuple[Any, ...] = (
+    infer_types.PASS,
+    canonicalize.PASS,
+    fold_constants.PASS,
+    infer_access.PASS,
+    bounds.PASS,
+    fuse_elementwise.PASS,
+    plan_memory.PASS,
+    vectorize.PASS,
+)
+REGISTRY: dict[str, Any] = {p.name: p for p in PIPELINE}

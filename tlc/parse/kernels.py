@@ -1,0 +1,253 @@
+"""Kernel declarations: finding ``@tl.kernel`` functions, their parameters, specializations and
+grid rules, and building one :class:`tlc.lower.ir.Kernel` per specialization.
+
+Naming: without ``specializations=`` one instance named ``<base>``; with it one instance per
+dict, named ``<base>__<K>_<v>[__<K2>_<v2>]`` (keys sorted; dtypes by name; ``-`` -> ``m`` and
+``.`` -> ``p`` in numbers).
+"""
+from __future__ import annotations
+
+import ast
+
+from tlc.errors import TLCompileError
+from tlc.lower import ir
+from tlc.lower.dtypes import DType
+from tlc.lower.ir import NONE, Op, ScalarType, TensorType
+from tlc.parse.frontend import ConstBuilder, FileContext, FunctionVisitor
+from tlc.parse.semantics import Builder
+from tlc.parse.values import Builtin, PyBuiltin, TensorAnnot, TLModule
+
+
+def _const_eval(ctx: FileContext, node, env=None):
+    fv = FunctionVisitor(ctx, ConstBuilder(), dict(env or {}))
+    return fv.visit(node)
+
+
+def scan_module(ctx: FileContext, tree: ast.Module) -> list[tuple[ast.FunctionDef, ast.expr | None]]:
+    """Records tl imports and module constants; returns (kernel def, decorator) pairs."""
+    kernels = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.name == "tl":
+                    ctx.globals[a.asname or "tl"] = TLModule()
+        elif isinstance(stmt, ast.ImportFrom) and stmt.module == "tl":
+            for a in stmt.names:
+                ctx.globals[a.asname or a.name] = Builtin(a.name)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], ast.Name):
+            try:
+                ctx.globals[stmt.targets[0].id] = _const_eval(ctx, stmt.value)
+            except TLCompileError:
+                pass  # not a compile-time constant: invisible to kernels
+        elif isinstance(stmt, ast.FunctionDef):
+            for dec in stmt.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                try:
+                    v = _const_eval(ctx, target)
+                except TLCompileError:
+                    continue
+                if v == Builtin("kernel"):
+                    kernels.append((stmt, dec))
+    return kernels
+
+
+def _spec_name(base: str, spec: dict) -> str:
+    parts = [base]
+    for k in sorted(spec):
+        v = spec[k]
+        s = v.name if isinstance(v, DType) else str(v)
+        parts.append(f"{k}_{s.replace('-', 'm').replace('.', 'p')}")
+    return "__".join(parts)
+
+
+def build_kernels(ctx: FileContext, fn: ast.FunctionDef, dec, only=None) -> list[ir.Kernel]:
+    opts = {}
+    if isinstance(dec, ast.Call):
+        if dec.args:
+            raise ctx.error(dec, "@tl.kernel takes keyword options only (grid=, specializations=)")
+        for kw in dec.keywords:
+            if kw.arg not in ("grid", "specializations"):
+                raise ctx.error(kw, f"unknown @tl.kernel option `{kw.arg}`")
+            opts[kw.arg] = kw.value
+    specs = [None]
+    if "specializations" in opts:
+        specs = _const_eval(ctx, opts["specializations"])
+        if not isinstance(specs, (list, tuple)) or not all(isinstance(s, dict) for s in specs) or not specs:
+            raise ctx.error(opts["specializations"], "specializations must be a list of dicts")
+    out = []
+    for spec in specs:
+        name = fn.name if spec is None else _spec_name(fn.name, spec)
+        if only is not None and name not in only and fn.name not in only:
+            continue
+        out.append(build_kernel(ctx, fn, opts.get("grid"), spec or {}, name))
+    return out
+
+
+def _check_signature(ctx, fn):
+    a = fn.args
+    for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
+        if bad is not None:
+            raise ctx.error(bad, f"kernels cannot take {what}")
+    if a.kwonlyargs or a.posonlyargs:
+        raise ctx.error(fn, "kernels take plain positional parameters only")
+
+
+def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: dict,
+                 name: str) -> ir.Kernel:
+    """One kernel instance with the constexpr values of ``overrides`` (others: defaults)."""
+    _check_signature(ctx, fn)
+    args = fn.args.args
+    defaults = dict(zip([a.arg for a in args[len(args) - len(fn.args.defaults):]], fn.args.defaults))
+    annots = {}
+    for a in args:
+        ann = a.annotation
+        if isinstance(ann, ast.Call):
+            annots[a.arg] = TensorAnnot() if _callee(ctx, ann) == Builtin("tensor") else None
+            if annots[a.arg] is None:
+                raise ctx.error(ann, f"unsupported annotation for `{a.arg}`")
+        else:
+            annots[a.arg] = _const_eval(ctx, ann) if ann is not None else None
+    consts = {}
+    for a in args:
+        if annots[a.arg] == Builtin("constexpr"):
+            if a.arg in overrides:
+                consts[a.arg] = overrides[a.arg]
+            elif a.arg in defaults:
+                consts[a.arg] = _const_eval(ctx, defaults[a.arg])
+            else:
+                raise ctx.error(a, f"constexpr `{a.arg}` has no default and no specialization value")
+    unknown = set(overrides) - set(consts)
+    if unknown:
+        raise ctx.error(fn, f"specialization names {sorted(unknown)} that are not constexpr "
+                            f"parameters of `{fn.name}`")
+    params, body_args, env = [], [], dict(consts)
+    ranks = infer_ranks(fn, [a.arg for a in args])
+    for a in args:
+        ann = annots[a.arg]
+        if a.arg in consts:
+            params.append(ir.Param(a.arg, "constexpr", value=consts[a.arg]))
+            continue
+        if ann is None or ann == Builtin("tensor") or isinstance(ann, TensorAnnot):
+            dtype, rank = DType.float32, None
+            if isinstance(a.annotation, ast.Call):
+                dtype, rank = _tensor_annot(ctx, a.annotation, consts)
+            rank = rank if rank is not None else ranks.get(a.arg, 1)
+            t = TensorType(dtype, rank)
+            params.append(ir.Param(a.arg, "tensor", dtype, rank))
+        else:
+            d = {PyBuiltin("float"): DType.float32, PyBuiltin("int"): DType.int64,
+                 PyBuiltin("bool"): DType.bool}.get(ann, ann)
+            if not isinstance(d, DType):
+                raise ctx.error(a.annotation, f"unsupported annotation for `{a.arg}`: use tl.tensor, "
+                                              f"tl.tensor(dtype, rank), a dtype, or tl.constexpr")
+            t = ScalarType(d)
+            params.append(ir.Param(a.arg, "scalar", d))
+        arg = ir.make("arg", (), t, ctx.loc(a), name=a.arg, index=len(body_args))
+        body_args.append(arg)
+        env[a.arg] = arg
+    b = Builder()
+    fv = FunctionVisitor(ctx, b, env)
+    fv.top_body = fn.body
+    fv.visit_stmts(fn.body)
+    body = ir.Block(tuple(body_args), tuple(b.stack[0]))
+    grid = build_grid(ctx, grid_node, params, consts) if grid_node is not None else None
+    return ir.Kernel(name=name, params=tuple(params), body=body, grid=grid, loc=ctx.loc(fn),
+                     base_name=fn.name, constexprs=tuple(consts.items()))
+
+
+def _callee(ctx, call: ast.Call):
+    try:
+        return _const_eval(ctx, call.func)
+    except TLCompileError:
+        return None
+
+
+def _tensor_annot(ctx, call: ast.Call, consts) -> tuple[DType, int | None]:
+    vals = [_const_eval(ctx, x, consts) for x in call.args]
+    kw = {k.arg: _const_eval(ctx, k.value, consts) for k in call.keywords}
+    names = ["dtype", "rank"]
+    if len(vals) > 2 or set(kw) - set(names):
+        raise ctx.error(call, "tl.tensor takes (dtype, rank)")
+    bound = dict(zip(names, vals))
+    bound.update(kw)
+    dtype = bound.get("dtype") or DType.float32
+    rank = bound.get("rank")
+    if not isinstance(dtype, DType):
+        raise ctx.error(call, f"tl.tensor dtype must be a dtype, got {dtype!r}")
+    if rank is not None and (not isinstance(rank, int) or rank < 0):
+        raise ctx.error(call, f"tl.tensor rank must be a non-negative int, got {rank!r}")
+    return dtype, rank
+
+
+def infer_ranks(fn: ast.FunctionDef, names) -> dict[str, int]:
+    """Ranks of unannotated tensors from their first use in source order: ``t + (i, j)``,
+    ``tl.load(t, shape)``/``tl.store(t, ...)`` with a literal shape, else ``t.shape[k]``."""
+    names = set(names)
+    nodes = sorted((n for n in ast.walk(fn) if hasattr(n, "lineno")),
+                   key=lambda n: (n.lineno, n.col_offset))
+    ranks: dict[str, int] = {}
+    lower: dict[str, int] = {}
+    for n in nodes:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and isinstance(n.left, ast.Name) \
+                and n.left.id in names and n.left.id not in ranks:
+            if isinstance(n.right, (ast.Tuple, ast.List)):
+                ranks[n.left.id] = len(n.right.elts)
+            elif not isinstance(n.right, ast.Name):
+                ranks[n.left.id] = 1
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "load" \
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id in names \
+                and isinstance(n.args[1], ast.Tuple) and n.args[0].id not in ranks:
+            ranks[n.args[0].id] = len(n.args[1].elts)
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) \
+                and n.value.attr == "shape" and isinstance(n.value.value, ast.Name) \
+                and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
+            k = n.value.value.id
+            lower[k] = max(lower.get(k, 1), n.slice.value + 1)
+    for k, v in lower.items():
+        ranks.setdefault(k, v)
+    return ranks
+
+
+def build_grid(ctx: FileContext, node, params, consts) -> ir.Block:
+    """The grid rule as a block: args mirror the kernel's runtime params; yields int64s."""
+    b = Builder()
+    args, by_name = [], {}
+    for p in params:
+        if p.kind == "constexpr":
+            continue
+        t = TensorType(p.dtype, p.rank) if p.kind == "tensor" else ScalarType(p.dtype)
+        a = ir.make("arg", (), t, ctx.loc(node), name=p.name, index=len(args))
+        args.append(a)
+        by_name[p.name] = a
+    env = {}
+    if isinstance(node, ast.Lambda):
+        la = node.args
+        if la.vararg or la.kwarg or la.kwonlyargs or la.defaults:
+            raise ctx.error(node, "the grid lambda takes plain parameter names only")
+        for a in la.args:
+            if a.arg in by_name:
+                env[a.arg] = by_name[a.arg]
+            elif a.arg in consts:
+                env[a.arg] = consts[a.arg]
+            else:
+                raise ctx.error(a, f"grid lambda parameter `{a.arg}` is not a parameter of the kernel")
+        expr = node.body
+    else:
+        expr = node
+    fv = FunctionVisitor(ctx, b, env)
+    val = fv.visit(expr)
+    if not isinstance(val, tuple):
+        val = (val,)
+    if not 1 <= len(val) <= 3:
+        raise ctx.error(expr, f"the grid must have 1 to 3 dimensions, got {len(val)}")
+    b.loc = ctx.loc(expr)
+    try:
+        outs = [b.to_int64(v) for v in val]
+    except ValueError as e:
+        raise ctx.error(expr, f"grid sizes must be integers: {e}") from None
+    b.emit("yield", outs, type=NONE)
+    return ir.Block(tuple(args), tuple(b.stack[0]))
+
+
+_ = Op
