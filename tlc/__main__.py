@@ -1,0 +1,4 @@
+"""``python -m tlc``: the same as the ``tlc`` command."""
+from tlc.cli import main
+
+main()

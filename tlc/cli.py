@@ -1,0 +1,216 @@
+"""``tlc``: the command-line compiler (console script ``tlc = tlc.cli:main``; also ``python -m tlc``).
+
+Commands: build, compile, inspect, targets. User errors (TL source errors, package errors, bad
+targets) print their message without a traceback and exit with status 1 (TL_DEBUG=1 shows it).
+"""
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+
+import click
+
+from tlc import config
+from tlc.errors import PackageError, TLCompileError
+
+
+class UserError(click.ClickException):
+    """A user-facing error: the message as is on stderr, exit status 1."""
+
+    exit_code = 1
+
+    def show(self, file=None) -> None:
+        click.echo(self.message, err=True)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (TLCompileError, PackageError) as e:
+            if config.debug():
+                raise
+            raise UserError(str(e)) from None
+
+
+def _variants(target: str):
+    from tlc.target import resolve
+    try:
+        return resolve(target)
+    except ValueError as e:
+        raise UserError(f"error: {e}") from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option("0.1.0", prog_name="tlc", message="%(prog)s %(version)s")
+def cli():
+    """tlc: the ahead-of-time compiler for TL tile kernels.
+
+    \b
+    Example:
+      tlc build ops/ -t host -o build/ops.tlpkg
+      tlc inspect build/ops.tlpkg
+    """
+
+
+@cli.command()
+@click.argument("sources", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("-t", "--target", default="host", show_default=True,
+              help="Comma-separated targets or variants (see `tlc targets`).")
+@click.option("-o", "--out", "out", required=True, type=click.Path(dir_okay=False), help="Output .tlpkg file.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compile jobs [default: TL_JOBS or CPU count].")
+@click.option("--no-cache", is_flag=True, help="Ignore and do not fill the build cache.")
+@click.option("--depfile", type=click.Path(dir_okay=False), default=None, help="Write a Make depfile listing the TL sources.")
+@click.option("--print-ir-after-all", is_flag=True, help="Dump the IR after every pass to stderr (disables the cache).")
+@click.option("--no-sources", is_flag=True, help="Do not store generated C and IR in the package.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
+def build(sources, target, out, jobs, no_cache, depfile, print_ir_after_all, no_sources, quiet):
+    """Compile TL SOURCES (files, or directories of *.py files with @tl.kernel) into one package.
+
+    Every kernel of every file goes into each variant's bundle; builds are cached by content.
+
+    \b
+    Example:
+      tlc build ops/ -t host -o build/ops.tlpkg -j 4 --depfile build/ops.d
+    """
+    from tlc.package.pack import build_package
+    _variants(target)
+    t0, stats = time.perf_counter(), {}
+    manifest = build_package(list(sources), target, out, jobs=jobs, progress=None, keep_sources=not no_sources,
+                             use_cache=not no_cache, print_ir_after_all=print_ir_after_all, depfile=depfile,
+                             stats=stats)
+    if not quiet:
+        click.echo(f"{out}: {len(manifest['kernels'])} kernels from {stats['units']} files, "
+                   f"{len(manifest['bundles'])} bundles ({', '.join(b['variant'] for b in manifest['bundles'])}); "
+                   f"{stats['objects_built']}/{stats['objects_total']} objects compiled "
+                   f"in {time.perf_counter() - t0:.2f} s", err=True)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--emit", type=click.Choice(["ir", "c", "asm"]), default="c", show_default=True, help="Stage to print.")
+@click.option("-t", "--target", default="host", show_default=True,
+              help="Target (its highest-priority variant is used) or one variant name.")
+@click.option("-k", "--kernel", "kernels", multiple=True, help="Only this kernel (instance or base name); repeatable.")
+@click.option("--print-ir-after-all", is_flag=True, help="Dump the IR after every pass to stderr.")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+def compile(file, emit, target, kernels, print_ir_after_all, out):  # noqa: A001 - the command's name
+    """Compile one TL FILE and print its IR (after the pass pipeline), C, or assembly.
+
+    \b
+    Example:
+      tlc compile ops/softmax.py --emit asm -t x86_64-avx2 -k softmax
+    """
+    from tlc import driver
+    variant = max(_variants(target), key=lambda v: v.priority)
+    module = driver.select_kernels(driver.parse(file), list(kernels) or None)
+    lowered = driver.run_pipeline(module, variant, print_ir_after_all)
+    if emit == "ir":
+        text = driver.print_ir(lowered)
+    else:
+        text = driver.emit(lowered, variant)
+        if emit == "asm":
+            import tempfile
+            from pathlib import Path
+            from tlc.package import build
+            with tempfile.TemporaryDirectory(prefix="tlc-asm-") as d:
+                c_path = Path(d) / (Path(file).stem + ".c")
+                c_path.write_text(text)
+                text = build.compile_asm(c_path, variant)
+    if out:
+        with open(out, "w") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+
+
+def _signature(k: dict) -> str:
+    parts = []
+    for p in k["params"]:
+        if p["kind"] == "tensor":
+            parts.append(f"{p['name']}: tensor<{p['dtype']}, {p['rank']}>{' ' + p['access'] if p.get('access') else ''}")
+        else:
+            parts.append(f"{p['name']}: {p['dtype']}")
+    return f"{k['name']}({', '.join(parts)})"
+
+
+@cli.command()
+@click.argument("package", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the verified manifest as JSON.")
+def inspect(package, as_json):
+    """Verify a .tlpkg PACKAGE (hashes, sizes, versions) and list its kernels, bundles and files.
+
+    \b
+    Example:
+      tlc inspect build/ops.tlpkg --json
+    """
+    from tlc.package.format import read_package
+    manifest, _ = read_package(package)
+    if as_json:
+        click.echo(json.dumps({**manifest, "verified": True}, indent=2, sort_keys=True))
+        return
+    fv = ".".join(map(str, manifest.get("format_version", [])))
+    click.echo(f"package {manifest.get('name', '?')}  (format {fv}, tlc {manifest.get('tlc_version', '?')}): verified")
+    click.echo(f"kernels ({len(manifest.get('kernels', []))}):")
+    for k in manifest.get("kernels", []):
+        ce = f"  constexprs {json.dumps(k['constexprs'])}" if k.get("constexprs") else ""
+        click.echo(f"  {_signature(k)}  [{k.get('source', '?')}]{ce}")
+    click.echo(f"bundles ({len(manifest['bundles'])}):")
+    for b in manifest["bundles"]:
+        click.echo(f"  {b['variant']:<18} {b['arch']:<8} prio {b.get('priority', 0):<3} {b['size']:>9} B  "
+                   f"sha256 {b['sha256'][:16]}  features {','.join(b.get('features', []))}")
+    click.echo(f"files ({len(manifest.get('files', []))}):")
+    for f in manifest.get("files", []):
+        click.echo(f"  {f['path']:<40} {f['size']:>9} B  sha256 {f['sha256'][:16]}")
+
+
+def cpu_features() -> set[str]:
+    """This CPU's feature flags as py-cpuinfo reports them (empty set when unavailable)."""
+    try:
+        import cpuinfo
+        return set(cpuinfo.get_cpu_info().get("flags", []))
+    except Exception:  # noqa: BLE001 - cpuinfo failing must not break `tlc targets`
+        return set()
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+def targets(as_json):
+    """List known targets and their variants (features, flags) and which variants run on this CPU.
+
+    \b
+    Example:
+      tlc targets --json
+    """
+    from tlc.target import TARGETS, host_target_name
+    flags, arch = cpu_features(), platform.machine()
+    try:
+        host = host_target_name()
+    except ValueError:
+        host = None
+    data = {"host": {"arch": arch, "target": host, "features": sorted(flags)}, "targets": []}
+    for t in TARGETS.values():
+        data["targets"].append({"name": t.name, "description": t.description, "variants": [
+            {"name": v.name, "arch": v.arch, "isa": v.isa, "features": list(v.features), "priority": v.priority,
+             "cflags": list(v.cflags), "lanes": v.lanes,
+             "runs_here": v.arch == arch and all(f in flags for f in v.features)} for v in t.variants]})
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    click.echo(f"this machine: {arch}, `host` = {host or 'none'}")
+    for t in data["targets"]:
+        click.echo(f"{t['name']}: {t['description']}")
+        for v in t["variants"]:
+            mark = "yes" if v["runs_here"] else "no"
+            click.echo(f"  {v['name']:<18} prio {v['priority']:<3} runs here: {mark:<3}  features {','.join(v['features'])}")
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``tlc`` console script."""
+    return cli.main(args=argv, prog_name="tlc")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

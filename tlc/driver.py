@@ -1,0 +1,97 @@
+"""The pipeline glue: TL source file -> IR -> passes -> C source, per CPU variant.
+
+parse (tlc.parse.parse_file) -> run_pipeline (tlc.lower.pass_manager) -> emit (tlc.emit_c.emit_bundle).
+The package layer (tlc/package/pack.py) calls :func:`compile_unit` only on cache misses.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from tlc.errors import TLCompileError
+from tlc.target import Variant
+
+
+@dataclass
+class UnitResult:
+    """One TL file compiled for one variant: C source, IR text after the pipeline ("" when no
+    printer exists) and the manifest's kernel entries (see :func:`kernel_info`)."""
+
+    c_source: str
+    ir_text: str
+    kernels: list[dict] = field(default_factory=list)
+
+
+def _jsonable(value):
+    if hasattr(value, "name") and type(value).__name__ == "DType":
+        return value.name
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def kernel_info(kernel, display_file: str) -> dict:
+    """Manifest entry of a tlc.lower.ir.Kernel: name, source "file:line", has_grid, constexprs,
+    params (runtime parameters in call order: name, kind, dtype, rank, access)."""
+    line = kernel.loc.line if kernel.loc is not None else 0
+    params = []
+    for p in kernel.runtime_params:
+        params.append({"name": p.name, "kind": p.kind, "dtype": p.dtype.name if p.dtype is not None else None,
+                       "rank": p.rank, "access": p.access})
+    return {"name": kernel.name, "base_name": kernel.base_name or kernel.name, "source": f"{display_file}:{line}",
+            "has_grid": kernel.grid is not None,
+            "constexprs": {k: _jsonable(v) for k, v in kernel.constexprs}, "params": params}
+
+
+def parse(path: str):
+    """The IR module of a TL source file (raises TLCompileError)."""
+    from tlc.parse import parse_file
+    return parse_file(path)
+
+
+def select_kernels(module, names: list[str] | None):
+    """The module restricted to kernels whose instance or base name is in ``names`` (None: all)."""
+    if not names:
+        return module
+    keep = tuple(k for k in module.kernels if k.name in names or k.base_name in names)
+    if not keep:
+        known = ", ".join(k.name for k in module.kernels) or "none"
+        raise TLCompileError(f"no kernel named {', '.join(names)} in {module.source_file}; kernels: {known}")
+    import dataclasses
+    return dataclasses.replace(module, kernels=keep)
+
+
+def run_pipeline(module, variant: Variant, print_ir_after_all: bool = False):
+    """tlc.lower.pass_manager.run_pipeline(module, variant, print_ir_after_all=...); the IR dump
+    goes to stderr."""
+    from tlc.lower.pass_manager import run_pipeline as run
+    return run(module, variant, print_ir_after_all=print_ir_after_all)
+
+
+def print_ir(module) -> str:
+    """IR text via tlc.lower.printer.print_module, or "" while the printer does not exist."""
+    try:
+        from tlc.lower.printer import print_module
+    except ImportError:
+        return ""
+    return print_module(module)
+
+
+def emit(module, variant: Variant) -> str:
+    from tlc.emit_c import emit_bundle
+    return emit_bundle(module.kernels, variant, module.source_file)
+
+
+def compile_unit(path: str, variant: Variant, print_ir_after_all: bool = False, kernels: list[str] | None = None,
+                 display_file: str | None = None) -> UnitResult:
+    """Compiles one TL file for one variant (raises TLCompileError for errors in the source)."""
+    module = select_kernels(parse(os.fspath(path)), kernels)
+    lowered = run_pipeline(module, variant, print_ir_after_all)
+    display = display_file or os.fspath(path)
+    return UnitResult(emit(lowered, variant), print_ir(lowered), [kernel_info(k, display) for k in lowered.kernels])
+
+
+def compile_kernels(path, variants, print_ir_after_all: bool = False) -> dict[str, str]:
+    """C source of every kernel in ``path`` per variant: {variant.name: c_source}."""
+    module = parse(os.fspath(path))
+    return {v.name: emit(run_pipeline(module, v, print_ir_after_all), v) for v in variants}

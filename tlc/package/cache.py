@@ -1,0 +1,104 @@
+"""Content-addressed build cache (root: tlc.config.cache_dir(), i.e. $TL_CACHE_DIR or ~/.cache/tl-compiler).
+
+Keys are SHA-256 hex digests over everything that can change a build output:
+
+object key  = TL source bytes + the tlc compiler's own sources (Python, templates, and the bundle
+              ABI headers, so a compiler change invalidates) + the variant + the C compiler's
+              ``--version`` + the exact compile flags (which include the unit name).
+bundle key  = the variant + the ordered (unit, object key) list + compiler version + link recipe.
+
+Layout: ``<root>/v1/objects/<key[:2]>/<key>/`` holds ``<unit>.c``, ``<unit>.o``, ``<unit>.ir`` and
+``meta.json`` (kernel signatures for the manifest and header); ``<root>/v1/bundles/<key[:2]>/<key>/``
+holds ``bundle.so``. Entries are built in a temporary sibling directory and published with one
+``rename``, so readers never see a partial entry and concurrent builders are safe.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from tlc.target import Variant
+
+LAYOUT = "v1"
+_TLC_ROOT = Path(__file__).resolve().parents[1]
+_ABI_DIR = _TLC_ROOT.parent / "libtl_runtime" / "include" / "tl"
+
+
+@functools.lru_cache(maxsize=1)
+def compiler_hash() -> str:
+    """SHA-256 over the tlc package's sources (*.py, templates) and the bundle ABI headers."""
+    h = hashlib.sha256()
+    files = [p for p in _TLC_ROOT.rglob("*") if p.is_file() and p.suffix in (".py", ".j2", ".h", ".c", ".json")
+             and "__pycache__" not in p.parts]
+    if _ABI_DIR.is_dir():
+        files += [p for p in _ABI_DIR.glob("*.h")]
+    for p in sorted(files):
+        h.update(str(p.relative_to(_TLC_ROOT.parent)).encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def object_key(source: bytes, variant: Variant, unit: str, cc_version: str, flags: list[str],
+               options: dict | None = None) -> str:
+    """Key of one (TL file, variant) object. ``options``: anything else that changes the output."""
+    return _digest({"layout": LAYOUT, "tl": hashlib.sha256(source).hexdigest(), "tlc": compiler_hash(),
+                    "variant": asdict(variant), "unit": unit, "cc": cc_version, "flags": list(flags),
+                    "options": options or {}})
+
+
+def bundle_key(variant: Variant, units: list[tuple[str, str]], cc_version: str) -> str:
+    """Key of one linked bundle from its ordered (unit, object key) pairs."""
+    return _digest({"layout": LAYOUT, "tlc": compiler_hash(), "variant": asdict(variant),
+                    "units": [list(u) for u in units], "cc": cc_version})
+
+
+class Cache:
+    """A cache rooted at ``root``. ``enabled=False`` never reports hits (entries are still written
+    under ``root``, which the caller then points at a temporary directory)."""
+
+    def __init__(self, root: Path, enabled: bool = True):
+        self.root = Path(root)
+        self.enabled = enabled
+
+    def _dir(self, kind: str, key: str) -> Path:
+        return self.root / LAYOUT / kind / key[:2] / key
+
+    def lookup(self, kind: str, key: str) -> Path | None:
+        """The entry directory for (kind, key) if complete, else None. kind: "objects"|"bundles"."""
+        d = self._dir(kind, key)
+        return d if self.enabled and (d / "meta.json").is_file() else None
+
+    def staging(self, kind: str, key: str) -> Path:
+        """A fresh private directory to build an entry in; publish it with :meth:`publish`."""
+        parent = self._dir(kind, key).parent
+        parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{key[:16]}-", dir=parent))
+
+    def publish(self, kind: str, key: str, staging: Path, meta: dict) -> Path:
+        """Writes meta.json into ``staging`` and renames it to the entry; if another builder won
+        the race, keeps theirs. Returns the entry directory."""
+        (Path(staging) / "meta.json").write_text(json.dumps(meta, sort_keys=True, indent=1))
+        final = self._dir(kind, key)
+        try:
+            os.rename(staging, final)
+        except OSError:
+            if not (final / "meta.json").is_file():
+                shutil.rmtree(final, ignore_errors=True)
+                os.rename(staging, final)
+            else:
+                shutil.rmtree(staging, ignore_errors=True)
+        return final
+
+    @staticmethod
+    def meta(entry: Path) -> dict:
+        return json.loads((Path(entry) / "meta.json").read_text())

@@ -1,0 +1,240 @@
+"""Build a .tlpkg from TL sources: discover files, compile each (file, variant) to a cached
+object in parallel, link one bundle per variant holding every kernel, write header and package.
+
+Cache hits never run the pipeline: keys are hashes of bytes (see tlc/package/cache.py), so a
+no-change rebuild only hashes, links from cache and writes the zip.
+"""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tlc import config
+from tlc.errors import PackageError, TLCompileError
+from tlc.package import build, cache as cache_mod
+from tlc.package.header import c_identifier, render_header
+from tlc.target import Variant, resolve
+
+_KERNEL_RE = re.compile(rb"@\s*tl\s*\.\s*kernel\b")
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One TL source file: absolute path, display path (in messages/manifest) and C unit name."""
+
+    path: Path
+    display: str
+    name: str
+
+
+def discover(sources) -> list[Unit]:
+    """TL files from ``sources`` (files, or directories searched recursively for *.py files that
+    contain ``@tl.kernel``; names starting with '_' or '.' are skipped). Order: as given, then
+    sorted. Raises PackageError for a missing path or when nothing is found."""
+    found: list[tuple[Path, str]] = []
+    for src in sources:
+        p = Path(src)
+        if p.is_dir():
+            for f in sorted(p.rglob("*.py")):
+                rel = f.relative_to(p)
+                if any(part.startswith(("_", ".")) for part in rel.parts):
+                    continue
+                if _KERNEL_RE.search(f.read_bytes()):
+                    found.append((f.resolve(), (Path(p.name or p.resolve().name) / rel).as_posix()))
+        elif p.is_file():
+            found.append((p.resolve(), os.path.relpath(p) if not os.path.isabs(src) else p.name))
+        else:
+            raise PackageError(f"{src}: no such file or directory")
+    seen, units, names = set(), [], set()
+    for path, display in found:
+        if path in seen:
+            continue
+        seen.add(path)
+        base = c_identifier(display[:-3] if display.endswith(".py") else display)
+        name, i = base, 2
+        while name in names:
+            name, i = f"{base}_{i}", i + 1
+        names.add(name)
+        units.append(Unit(path, display, name))
+    if not units:
+        raise PackageError(f"no TL source files with @tl.kernel found in {', '.join(map(str, sources))}")
+    return units
+
+
+def _object_task(unit: Unit, variant: Variant, key: str, root: str, print_ir: bool):
+    """Worker: compile one (unit, variant) and publish its cache entry. Returns (entry, None) or
+    (None, (kind, message)) so errors cross process boundaries without tracebacks."""
+    from tlc import driver
+    c = cache_mod.Cache(Path(root))
+    stage = c.staging("objects", key)
+    try:
+        res = driver.compile_unit(str(unit.path), variant, print_ir, display_file=unit.display)
+        (stage / f"{unit.name}.c").write_text(res.c_source)
+        (stage / f"{unit.name}.ir").write_text(res.ir_text)
+        build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
+    except TLCompileError as e:
+        shutil.rmtree(stage, ignore_errors=True)
+        return None, ("compile", str(e))
+    except PackageError as e:
+        return None, ("package", str(e))    # the staging dir stays so the command can be rerun
+    meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels}
+    return str(c.publish("objects", key, stage, meta)), None
+
+
+def _raise(kind: str, message: str):
+    if kind == "compile":
+        err = TLCompileError.__new__(TLCompileError)
+        Exception.__init__(err, message)
+        err.message, err.loc, err.source_line = message, None, None
+        raise err
+    raise PackageError(message)
+
+
+def _progress(enabled: bool | None, length: int, label: str):
+    import contextlib
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    if not enabled or length == 0:
+        return contextlib.nullcontext(None)
+    import click
+    return click.progressbar(length=length, label=label, file=sys.stderr)
+
+
+def _run_objects(tasks, root: Path, jobs: int, progress, print_ir: bool) -> dict:
+    results: dict = {}
+    with _progress(progress, len(tasks), "compiling") as bar:
+        if jobs <= 1 or len(tasks) <= 1 or print_ir:
+            for t in tasks:
+                results[(t[0].name, t[1].name)] = _object_task(*t, str(root), print_ir)
+                if bar is not None:
+                    bar.update(1)
+        else:
+            with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+                futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
+                for fut in cf.as_completed(futs):
+                    t = futs[fut]
+                    results[(t[0].name, t[1].name)] = fut.result()
+                    if bar is not None:
+                        bar.update(1)
+    for unit, variant, *_ in tasks:        # report the first error in a stable order
+        entry, err = results[(unit.name, variant.name)]
+        if err is not None:
+            _raise(*err)
+    return {k: Path(v[0]) for k, v in results.items()}
+
+
+def _link(cache: cache_mod.Cache, variant: Variant, units: list[Unit], entries: dict, counts: dict) -> Path:
+    okeys = [(u.name, entries[(u.name, variant.name)].name) for u in units]
+    key = cache_mod.bundle_key(variant, okeys, build.cc_version(build.cc_for(variant)))
+    hit = cache.lookup("bundles", key)
+    if hit is not None:
+        return hit / "bundle.so"
+    stage = cache.staging("bundles", key)
+    objects = [entries[(u.name, variant.name)] / f"{u.name}.o" for u in units]
+    build.link_bundle(objects, [(u.name, counts[u.name]) for u in units], variant, stage / "bundle.so", stage / "work")
+    if not config.debug():
+        shutil.rmtree(stage / "work", ignore_errors=True)
+    return cache.publish("bundles", key, stage, {"variant": variant.name, "units": okeys}) / "bundle.so"
+
+
+def write_depfile(depfile, out, units: list[Unit], sources) -> None:
+    """Make-style depfile: ``out: <TL files and source dirs>`` plus an empty rule per dependency."""
+    def esc(p):
+        return str(p).replace("\\", "\\\\").replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+    deps = [str(u.path) for u in units] + [str(Path(s).resolve()) for s in sources if Path(s).is_dir()]
+    text = f"{esc(out)}: " + " \\\n  ".join(esc(d) for d in deps) + "\n"
+    text += "".join(f"\n{esc(d)}:\n" for d in deps)
+    Path(depfile).write_text(text)
+
+
+def build_package(sources, target: str, out, jobs: int | None = None, progress: bool | None = None,
+                  keep_sources: bool = True, use_cache: bool = True, print_ir_after_all: bool = False,
+                  depfile=None, stats: dict | None = None) -> dict:
+    """Builds ``out`` (.tlpkg) from TL ``sources`` for ``target`` (e.g. "host", "x86_64",
+    "x86_64-avx2"); returns the manifest as written. ``stats`` (optional dict) receives
+    object/bundle hit and miss counts. Raises TLCompileError (source errors) or PackageError."""
+    from tlc.package.format import write_package
+    from tl import __version__
+    try:
+        variants = resolve(target)
+    except ValueError as e:
+        raise PackageError(str(e)) from None
+    units = discover(sources)
+    jobs = jobs or config.jobs()
+    tmp = None if use_cache else tempfile.TemporaryDirectory(prefix="tlc-nocache-")
+    try:
+        cache = cache_mod.Cache(Path(tmp.name) if tmp else config.cache_dir())
+        entries, tasks = {}, []
+        for u in units:
+            data = u.path.read_bytes()
+            for v in variants:
+                key = cache_mod.object_key(data, v, u.name, build.cc_version(build.cc_for(v)),
+                                           build.cflags(v, u.name), {"display": u.display})
+                hit = None if print_ir_after_all else cache.lookup("objects", key)
+                if hit is not None:
+                    entries[(u.name, v.name)] = hit
+                else:
+                    tasks.append((u, v, key))
+        entries.update(_run_objects(tasks, cache.root, jobs, progress, print_ir_after_all))
+        metas = {k: cache.meta(e) for k, e in entries.items()}
+        kernels = _check_kernels(units, variants, metas)
+        counts = {u.name: len(metas[(u.name, variants[0].name)]["kernels"]) for u in units}
+        with cf.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(variants)))) as pool:
+            sos = list(pool.map(lambda v: _link(cache, v, units, entries, counts), variants))
+        name = Path(out).name.split(".")[0] or "package"
+        payloads, bundles, files = {}, [], []
+        for v, so in zip(variants, sos):
+            path = f"bundles/{v.name}.so"
+            payloads[path] = so.read_bytes()
+            bundles.append({"path": path, "variant": v.name, "arch": v.arch, "features": list(v.features),
+                            "priority": v.priority})
+        header = f"include/{c_identifier(name)}.h"
+        payloads[header] = render_header(name, kernels, __version__).encode()
+        files.append({"path": header})
+        if keep_sources:
+            for u in units:
+                for v in variants:
+                    e = entries[(u.name, v.name)]
+                    payloads[f"src/{v.name}/{u.name}.c"] = (e / f"{u.name}.c").read_bytes()
+                    files.append({"path": f"src/{v.name}/{u.name}.c"})
+                    ir = (e / f"{u.name}.ir").read_bytes()
+                    if ir:
+                        payloads[f"ir/{v.name}/{u.name}.ir"] = ir
+                        files.append({"path": f"ir/{v.name}/{u.name}.ir"})
+        manifest = {"name": name, "tlc_version": __version__, "kernels": kernels, "bundles": bundles,
+                    "files": files}
+        written = write_package(out, manifest, payloads)
+        if depfile:
+            write_depfile(depfile, out, units, sources)
+        if stats is not None:
+            stats.update(objects_total=len(units) * len(variants), objects_built=len(tasks),
+                         units=len(units), variants=len(variants))
+        return written
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+def _check_kernels(units: list[Unit], variants: list[Variant], metas: dict) -> list[dict]:
+    """The manifest kernel list (unit order); every variant must yield the same kernel names and
+    no name may appear in two files."""
+    kernels, owner = [], {}
+    for u in units:
+        first = metas[(u.name, variants[0].name)]["kernels"]
+        for v in variants[1:]:
+            other = [k["name"] for k in metas[(u.name, v.name)]["kernels"]]
+            if other != [k["name"] for k in first]:
+                raise PackageError(f"{u.display}: variant {v.name} produced kernels {other}, "
+                                   f"{variants[0].name} produced {[k['name'] for k in first]}")
+        for k in first:
+            if k["name"] in owner:
+                raise PackageError(f"kernel {k['name']!r} is defined in both {owner[k['name']]} and {u.display}")
+            owner[k["name"]] = u.display
+            kernels.append(k)
+    return kernels
