@@ -1,0 +1,95 @@
+"""sum, max, argmax over an axis; SEMANTICS C-04, C-12, C-13, C-16, C-17, C-19."""
+import numpy as np
+import pytest
+
+import tl.ops as ops
+from conftest import BF16, FLOATS, check, f64, poisoned, rand
+
+
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_reductions_random(dt, rng_seed):
+    rng, seed = rng_seed
+    x = rand(rng, (9, 1234), dt)
+    check(ops.sum(x), f64(x).sum(-1), dt, f"sum {dt} seed={seed}", n=1234)
+    np.testing.assert_array_equal(f64(ops.max(x)), f64(x).max(-1), err_msg=f"seed={seed}")
+    np.testing.assert_array_equal(ops.argmax(x), np.argmax(f64(x), -1), err_msg=f"seed={seed}")
+    assert ops.sum(x).dtype == np.dtype(dt) and ops.argmax(x).dtype == np.int64
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, 2])
+def test_reductions_axis_and_views(axis, rng_seed):
+    rng, seed = rng_seed
+    x = rand(rng, (6, 35, 13), np.float32)[:, ::-2, :]
+    check(ops.sum(x, axis), f64(x).sum(axis), np.float32, f"sum axis={axis} seed={seed}", n=35)
+    np.testing.assert_array_equal(ops.max(x, axis), x.max(axis))
+    np.testing.assert_array_equal(ops.argmax(x, axis), np.argmax(x, axis))
+    out = poisoned(np.delete(x.shape, axis % 3), np.float32)
+    assert ops.sum(x, axis, out=out) is out
+    check(out, f64(x).sum(axis), np.float32, f"sum out= seed={seed}", n=35)
+
+
+def test_c04_row_of_48_and_widths():
+    a = (2.0 * np.arange(1, 49, dtype=np.float32))[None, :]
+    assert ops.sum(a)[0] == 2352.0 and ops.max(a)[0] == 96.0
+    for w in (1, 3, 5, 17, 24, 48, 96, 100, 1000, *range(1, 34)):
+        a = (2.0 * np.arange(1, w + 1, dtype=np.float32))[None, :]
+        assert ops.sum(a)[0] == w * (w + 1), w
+        assert ops.max(a)[0] == 2 * w and ops.argmax(a)[0] == w - 1, w
+
+
+@pytest.mark.parametrize("L", [1, 3, 17, 1025, 1178])
+def test_c12_all_negative_rows(L):
+    j = np.arange(L)
+    row = (-1.0 - ((37 * j + 37) % L) / L).astype(np.float32)
+    x = np.stack([row, row[::-1]])
+    m = ops.max(x)
+    assert (m == -1.0).all()
+    np.testing.assert_array_equal(ops.argmax(x), np.argmax(x, -1))
+
+
+def test_c13_zero_size():
+    z = np.zeros((2, 0, 3), np.float32)
+    s = ops.sum(z, axis=1)
+    assert s.shape == (2, 3) and (s == 0).all()
+    assert ops.sum(np.zeros((0, 5), np.float32)).shape == (0,)
+    with pytest.raises(ValueError, match="zero-size"):
+        ops.max(np.zeros((0, 3), np.float32), axis=0)
+    with pytest.raises(ValueError, match="zero-size"):
+        ops.argmax(np.zeros((4, 0), np.float32))
+
+
+def test_c16_argmax_nan():
+    x = np.array([[np.nan, 2.5, 3.0], [1.0, np.nan, 3.0]], np.float32)
+    np.testing.assert_array_equal(ops.argmax(x), [0, 1])
+    assert np.isnan(ops.max(x)).all()
+    # NaN in a later chunk and several NaNs
+    y = np.zeros((2, 700), np.float32)
+    y[0, 600] = np.nan; y[0, 650] = np.nan; y[1, 3] = np.inf; y[1, 500] = np.nan
+    np.testing.assert_array_equal(ops.argmax(y), [600, 500])
+
+
+def test_c17_argmax_ties_int32():
+    x = np.array([[3, 1, 4], [4, 4, 1], [1, 4, 4], [4, 2, 4]], np.int32)
+    np.testing.assert_array_equal(ops.argmax(x, axis=0), [1, 1, 0])
+    np.testing.assert_array_equal(ops.argmax(x, axis=1), [2, 0, 1, 0])
+    for L in (33, 1025):
+        r = np.zeros((2, L), np.int32)
+        r[0, [0, L - 1]] = 7
+        r[1, [L - 1]] = 7; r[1, L // 2] = 7
+        np.testing.assert_array_equal(ops.argmax(r), [0, L // 2])
+        f = r.astype(np.float32) - 100
+        np.testing.assert_array_equal(ops.argmax(f), [0, L // 2])
+    assert ops.max(np.array([[-5, -2**31, -7]], np.int32))[0] == -5
+
+
+def test_c19_max_signed_zero():
+    for row in ([-0.0, 0.0], [0.0, -0.0]):
+        m = ops.max(np.array([row], np.float32))
+        assert m[0] == 0 and not np.signbit(m[0]), row
+
+
+@pytest.mark.parametrize("dt", [np.float16, BF16], ids=str)
+def test_half_specials(dt):
+    x = np.array([[-np.inf, -np.inf], [1, np.inf], [np.nan, 1]], dt)
+    np.testing.assert_array_equal(f64(ops.max(x)), [-np.inf, np.inf, np.nan])
+    np.testing.assert_array_equal(ops.argmax(x), [0, 1, 0])

@@ -1,0 +1,64 @@
+"""The operator library's kernel instances as Python sees them, and an interpreter-backed
+stand-in for the compiled package.
+
+``instances()`` maps each instance name (``softmax__DT_float16``, the names ``tlc build`` gives)
+to ``(KernelFunction, constexprs)`` by importing ``<repo>/ops/*.py`` (decorators only record the
+kernels; bodies never run). :class:`InterpPackage` has the call interface of
+``tl.load(...)`` packages (``pkg.<instance>(*args)`` in signature order) but runs the NumPy
+reference interpreter; ``tl.ops`` uses it when ``TL_OPS_BACKEND=interp``.
+"""
+from __future__ import annotations
+
+import __future__
+import os
+
+from tl._kernel import KernelFunction
+
+OPS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ops")
+_CACHE: dict | None = None
+
+
+def instance_name(base: str, constexprs: dict) -> str:
+    """``<base>__<K>_<v>[__...]``: keys sorted, dtypes by name (matches tlc's naming)."""
+    parts = [base]
+    for k in sorted(constexprs):
+        v = constexprs[k]
+        parts.append(f"{k}_{getattr(v, 'name', v)}")
+    return "__".join(parts)
+
+
+def instances() -> dict[str, tuple[KernelFunction, dict]]:
+    """Every kernel instance of ops/ by name."""
+    global _CACHE
+    if _CACHE is None:
+        out = {}
+        for fname in sorted(os.listdir(OPS_DIR)):
+            if not fname.endswith(".py") or fname.startswith("_"):
+                continue
+            path = os.path.join(OPS_DIR, fname)
+            with open(path, encoding="utf-8") as f:
+                # annotations such as tl.tensor(DT, 2) name constexprs: keep them unevaluated
+                code = compile(f.read(), path, "exec", flags=__future__.annotations.compiler_flag,
+                               dont_inherit=True)
+            ns = {"__name__": f"_tl_ops_src_{fname[:-3]}", "__file__": path}
+            exec(code, ns)
+            for obj in ns.values():
+                if isinstance(obj, KernelFunction):
+                    for sp in obj.specializations or [{}]:
+                        out[instance_name(obj.name, sp)] = (obj, dict(sp))
+        _CACHE = out
+    return _CACHE
+
+
+class InterpPackage:
+    """Runs ops/ kernel instances through ``KernelFunction.interpret``."""
+
+    def __getattr__(self, name):
+        try:
+            kf, cx = instances()[name]
+        except KeyError:
+            raise AttributeError(f"no kernel instance {name!r} in ops/") from None
+        return lambda *args, grid=None: kf.interpret(*args, grid=grid, **cx)
+
+    def __contains__(self, name):
+        return name in instances()

@@ -1,0 +1,491 @@
+"""NumPy-style operators backed by the compiled operator library (``build/ops.tlpkg``).
+
+Every function takes NumPy arrays (float32, float16 or ``ml_dtypes.bfloat16`` unless stated),
+allocates its result (or writes ``out=``, which must have the exact result shape and dtype) and
+returns it. Kernels work on rank-2 (rows, cols) strided tensors: N-D inputs are mapped to 2-D by
+a copy-free reshape when the strides allow it, else through ``np.ascontiguousarray``; an
+``axis`` other than the last is moved with ``np.moveaxis`` (a strided view, no copy). Empty
+tensors are handled here without launching a kernel.
+
+The package is ``$TL_OPS_PACKAGE`` or ``<repo>/build/ops.tlpkg``, loaded once on first use.
+``TL_OPS_BACKEND=interp`` runs the same kernels in the NumPy reference interpreter instead.
+Errors: ``TypeError`` for a wrong dtype (naming the argument), ``ValueError`` for bad shapes or
+a max/argmax over an empty axis, ``FileNotFoundError`` when the package is missing.
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+
+try:
+    import ml_dtypes as _ml_dtypes
+    bfloat16 = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - ml_dtypes is a dependency
+    _ml_dtypes = None
+    bfloat16 = None
+
+__all__ = ["add", "sub", "mul", "div", "relu", "gelu", "silu", "sigmoid", "exp", "tanh", "cast",
+           "sum", "max", "argmax", "softmax", "log_softmax", "layer_norm", "rms_norm", "transpose",
+           "matmul", "package", "bfloat16"]
+
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_PACKAGE = os.path.join(_REPO, "build", "ops.tlpkg")
+_PKG = None
+_LOCK = threading.Lock()
+
+_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float16): "float16",
+          np.dtype(np.int8): "int8", np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
+          np.dtype(np.bool_): "bool"}
+if bfloat16 is not None:
+    _NAMES[bfloat16] = "bfloat16"
+_FLOATS = ("float32", "float16", "bfloat16")
+_BY_NAME = {v: k for k, v in _NAMES.items()}
+
+
+# ----------------------------------------------------------------------------- package
+def package():
+    """The loaded operator package (or the interpreter stand-in with TL_OPS_BACKEND=interp)."""
+    global _PKG
+    if _PKG is None:
+        with _LOCK:
+            if _PKG is None:
+                if os.environ.get("TL_OPS_BACKEND", "").lower() == "interp":
+                    from tl._ops_registry import InterpPackage
+                    _PKG = InterpPackage()
+                else:
+                    path = os.environ.get("TL_OPS_PACKAGE") or DEFAULT_PACKAGE
+                    if not os.path.exists(path):
+                        raise FileNotFoundError(
+                            f"operator package {path} not found: run `make ops` "
+                            f"(or `tlc build ops/ -t host -o build/ops.tlpkg`)")
+                    import tl
+                    _PKG = tl.load(path)
+    return _PKG
+
+
+def _reset_package() -> None:
+    """Forgets the loaded package (tests switch TL_OPS_PACKAGE / TL_OPS_BACKEND)."""
+    global _PKG
+    _PKG = None
+
+
+def _launch(name: str, *args) -> None:
+    getattr(package(), name)(*args)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _dtype_name(d) -> str:
+    """'float32', ... for a NumPy dtype, a tl.DType, or a name; TypeError otherwise."""
+    if isinstance(d, str) and d in _BY_NAME:
+        return d
+    if hasattr(d, "name") and getattr(d, "name", None) in _BY_NAME and not isinstance(d, np.dtype):
+        return d.name  # tl.DType
+    try:
+        nd = np.dtype(d)
+    except TypeError:
+        nd = None
+    if nd is not None and nd in _NAMES:
+        return _NAMES[nd]
+    raise TypeError(f"unsupported dtype {d!r}; expected one of {', '.join(_BY_NAME)}")
+
+
+def _arr(x, arg: str, op: str, allowed=_FLOATS) -> tuple[np.ndarray, str]:
+    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    name = _NAMES.get(a.dtype)
+    if name is None or name not in allowed:
+        raise TypeError(f"tl.ops.{op}: argument '{arg}' has dtype {a.dtype}; "
+                        f"expected one of {', '.join(allowed)}")
+    return a, name
+
+
+def _out(out, shape, dtname: str, op: str) -> np.ndarray:
+    dt = _BY_NAME[dtname]
+    if out is None:
+        return np.empty(shape, dt)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"tl.ops.{op}: argument 'out' must be a NumPy array, got {type(out).__name__}")
+    if out.shape != tuple(shape):
+        raise ValueError(f"tl.ops.{op}: argument 'out' has shape {out.shape}, expected {tuple(shape)}")
+    if out.dtype != dt:
+        raise TypeError(f"tl.ops.{op}: argument 'out' has dtype {out.dtype}, expected {dtname}")
+    if not out.flags.writeable:
+        raise ValueError(f"tl.ops.{op}: argument 'out' is read-only")
+    return out
+
+
+def _to2d(a: np.ndarray) -> np.ndarray:
+    """(rows, cols) view of ``a`` (last axis = cols) without a copy when strides allow."""
+    if a.ndim == 2:
+        return a
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    if a.ndim == 1:
+        return a[None, :]
+    shape = (int(np.prod(a.shape[:-1])), a.shape[-1])
+    try:
+        return np.reshape(a, shape, copy=False)
+    except ValueError:
+        return np.ascontiguousarray(a).reshape(shape)
+
+
+def _to1d(a: np.ndarray) -> np.ndarray:
+    if a.ndim == 1:
+        return a
+    try:
+        return np.reshape(a, (-1,), copy=False)
+    except ValueError:
+        return np.ascontiguousarray(a).reshape(-1)
+
+
+def _shape2d(shape) -> tuple[int, int]:
+    if len(shape) == 0:
+        return (1, 1)
+    n = 1
+    for d in shape[:-1]:
+        n *= d
+    return (n, shape[-1])
+
+
+def _dest(view: np.ndarray, shape) -> tuple[np.ndarray, object]:
+    """(dst, writeback): ``view`` (a view of the caller's out) reshaped to ``shape`` without a
+    copy, or a contiguous temporary plus a callback that copies it into ``view``."""
+    try:
+        return np.reshape(view, shape, copy=False), None
+    except ValueError:
+        tmp = np.empty(view.shape, view.dtype)
+        return tmp.reshape(shape), (lambda: np.copyto(view, tmp))
+
+
+def _writable_view(out: np.ndarray, kind):
+    """Destination of a kernel for ``out``: kind "2d" (rows, cols) or "1d"."""
+    return _dest(out, _shape2d(out.shape) if kind == "2d" else (out.size,))
+
+
+def _norm_axis(axis: int, ndim: int, op: str) -> int:
+    if not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"tl.ops.{op}: argument 'axis' must be an int, got {type(axis).__name__}")
+    nd = ndim if ndim else 1  # builtins max/sum are shadowed in this module
+    if not -nd <= axis < nd:
+        raise ValueError(f"tl.ops.{op}: axis {axis} is out of bounds for an array of dimension {ndim}")
+    return int(axis) % nd
+
+
+# ----------------------------------------------------------------------------- elementwise
+def _binary(op: str, a, b, out):
+    if not isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        a = np.asarray(a, dtype=b.dtype)
+    if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
+        b = np.asarray(b, dtype=a.dtype)
+    a, da = _arr(a, "a", op)
+    b, db = _arr(b, "b", op)
+    if da != db:
+        raise TypeError(f"tl.ops.{op}: arguments 'a' ({da}) and 'b' ({db}) must have the same dtype")
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"tl.ops.{op}: shapes {a.shape} and {b.shape} do not broadcast") from None
+    out = _out(out, shape, da, op)
+    if out.size == 0:
+        return out
+    a2 = _to2d(np.broadcast_to(a, shape))
+    b2 = _to2d(np.broadcast_to(b, shape))
+    o2, wb = _writable_view(out, "2d")
+    _launch(f"{op}__DT_{da}", a2, b2, o2)
+    if wb:
+        wb()
+    return out
+
+
+def add(a, b, out=None):
+    """a + b with NumPy broadcasting; a, b of one float dtype."""
+    return _binary("add", a, b, out)
+
+
+def sub(a, b, out=None):
+    """a - b with NumPy broadcasting."""
+    return _binary("sub", a, b, out)
+
+
+def mul(a, b, out=None):
+    """a * b with NumPy broadcasting."""
+    return _binary("mul", a, b, out)
+
+
+def div(a, b, out=None):
+    """a / b with NumPy broadcasting (IEEE: x/0 = ±inf, 0/0 = NaN)."""
+    return _binary("div", a, b, out)
+
+
+def _unary(kernel: str, op: str, x, out):
+    x, dt = _arr(x, "x", op)
+    out = _out(out, x.shape, dt, op)
+    if out.size == 0:
+        return out
+    o2, wb = _writable_view(out, "2d")
+    _launch(f"{kernel}__DT_{dt}", _to2d(x), o2)
+    if wb:
+        wb()
+    return out
+
+
+def relu(x, out=None):
+    """max(x, 0); NaN propagates."""
+    return _unary("relu", "relu", x, out)
+
+
+def gelu(x, approximate: str = "none", out=None):
+    """GELU. approximate="none": 0.5*x*erfc(-x/sqrt2) (accurate in the negative tail, C-21);
+    "tanh": 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715 x^3)))."""
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"tl.ops.gelu: argument 'approximate' must be 'none' or 'tanh', got {approximate!r}")
+    return _unary("gelu" if approximate == "none" else "gelu_tanh", "gelu", x, out)
+
+
+def silu(x, out=None):
+    """x * sigmoid(x)."""
+    return _unary("silu", "silu", x, out)
+
+
+def sigmoid(x, out=None):
+    """1 / (1 + exp(-x))."""
+    return _unary("sigmoid", "sigmoid", x, out)
+
+
+def exp(x, out=None):
+    """exp(x)."""
+    return _unary("exp", "exp", x, out)
+
+
+def tanh(x, out=None):
+    """tanh(x)."""
+    return _unary("tanh", "tanh", x, out)
+
+
+# cast: direct kernel pairs, and the route for every other pair (each hop exact or a single
+# rounding, except int32/int64 -> float16/bfloat16 which rounds twice for |x| > 2**24).
+_CAST_DIRECT = {("float32", d) for d in ("float16", "bfloat16", "int32", "int64", "bool")}
+_CAST_DIRECT |= {(d, "float32") for d in ("float16", "bfloat16", "int32", "int64", "bool")}
+_CAST_DIRECT |= {("int32", "int64"), ("int64", "int32"), ("int32", "int8"), ("int8", "int32")}
+
+
+def _cast_route(src: str, dst: str) -> list[str]:
+    """The dtype sequence from src to dst through direct kernels (src first, dst last)."""
+    if src == dst or (src, dst) in _CAST_DIRECT:
+        return [src, dst]
+    if src == "int8":
+        return ["int8"] + _cast_route("int32", dst)
+    if dst == "int8":
+        return _cast_route(src, "int32") + ["int8"]
+    if src == "int64" and dst == "int32" or src == "int32" and dst == "int64":
+        return [src, dst]
+    return _cast_route(src, "float32") + _cast_route("float32", dst)[1:]
+
+
+def cast(x, dtype, out=None):
+    """x converted to ``dtype`` (float32, float16, bfloat16, int8, int32, int64, bool; a NumPy
+    dtype, a name or a tl dtype). float -> int truncates toward zero (NaN / out of range:
+    unspecified); int -> int wraps; x -> bool is x != 0; bool -> number is 0/1."""
+    x, src = _arr(x, "x", "cast", allowed=tuple(_BY_NAME))
+    try:
+        dst = _dtype_name(dtype)
+    except TypeError as e:
+        raise TypeError(f"tl.ops.cast: argument 'dtype': {e}") from None
+    out = _out(out, x.shape, dst, "cast")
+    if out.size == 0:
+        return out
+    if src == dst:
+        np.copyto(out, x)
+        return out
+    route = _cast_route(src, dst)
+    cur = _to2d(x)
+    for i in range(1, len(route)):
+        s, d = route[i - 1], route[i]
+        if i == len(route) - 1:
+            o2, wb = _writable_view(out, "2d")
+        else:
+            o2, wb = np.empty(cur.shape, _BY_NAME[d]), None
+        _launch(f"cast__DST_{d}__SRC_{s}", cur, o2)
+        if wb:
+            wb()
+        cur = o2
+    return out
+
+
+# ----------------------------------------------------------------------------- rows
+def _rows(x: np.ndarray, axis: int, op: str):
+    """x with ``axis`` moved last and flattened to 2-D: (x2, moved_shape)."""
+    ax = _norm_axis(axis, x.ndim, op)
+    xm = np.moveaxis(x, ax, -1) if x.ndim else x.reshape(1)
+    return ax, xm
+
+
+def _reduce(kernel: str, op: str, x, axis, out, allowed=_FLOATS, out_dt=None):
+    x, dt = _arr(x, "x", op, allowed)
+    ax, xm = _rows(x, axis, op)
+    rshape = xm.shape[:-1]
+    out = _out(out, rshape, out_dt or dt, op)
+    n = xm.shape[-1]
+    if n == 0:
+        if kernel == "row_sum":
+            out[...] = 0
+            return out
+        raise ValueError(f"tl.ops.{op}: zero-size array to reduction operation {op} which has no "
+                         f"identity (axis {ax} of shape {x.shape} is empty)")
+    if out.size == 0:
+        return out
+    o1, wb = _writable_view(out, "1d")
+    _launch(f"{kernel}__DT_{dt}", _to2d(xm), o1)
+    if wb:
+        wb()
+    return out
+
+
+def sum(x, axis: int = -1, out=None):
+    """Sum over ``axis`` (float32 accumulation); an empty axis gives zeros."""
+    return _reduce("row_sum", "sum", x, axis, out)
+
+
+def max(x, axis: int = -1, out=None):
+    """Maximum over ``axis`` (float dtypes and int32); NaN propagates; an empty axis raises
+    ValueError."""
+    return _reduce("row_max", "max", x, axis, out, allowed=_FLOATS + ("int32",))
+
+
+def argmax(x, axis: int = -1, out=None):
+    """int64 index of the maximum over ``axis``: first occurrence on ties, NaN is the maximum
+    (first NaN wins); an empty axis raises ValueError."""
+    return _reduce("row_argmax", "argmax", x, axis, out, allowed=_FLOATS + ("int32",),
+                   out_dt="int64")
+
+
+def _rowwise(kernel: str, op: str, x, axis, out):
+    x, dt = _arr(x, "x", op)
+    out = _out(out, x.shape, dt, op)
+    if out.size == 0:
+        return out
+    ax, xm = _rows(x, axis, op)
+    om = np.moveaxis(out, ax, -1) if out.ndim else out
+    o2, wb = _dest(om, _shape2d(om.shape))
+    _launch(f"{kernel}__DT_{dt}", _to2d(xm), o2)
+    if wb:
+        wb()
+    return out
+
+
+def softmax(x, axis: int = -1, out=None):
+    """exp(x - max) / sum(exp(x - max)) along ``axis``; a row of all -inf gives NaN."""
+    return _rowwise("softmax", "softmax", x, axis, out)
+
+
+def log_softmax(x, axis: int = -1, out=None):
+    """(x - max) - log(sum(exp(x - max))) along ``axis``."""
+    return _rowwise("log_softmax", "log_softmax", x, axis, out)
+
+
+def _param(p, n: int, dt: str, arg: str, op: str, fill: float):
+    if p is None:
+        return np.full((n,), fill, _BY_NAME[dt])
+    p, pd = _arr(p, arg, op)
+    if pd != dt:
+        raise TypeError(f"tl.ops.{op}: argument '{arg}' has dtype {pd}, expected {dt} (the dtype of 'x')")
+    if p.shape != (n,):
+        raise ValueError(f"tl.ops.{op}: argument '{arg}' has shape {p.shape}, expected ({n},)")
+    return p
+
+
+def layer_norm(x, weight=None, bias=None, eps: float = 1e-5, out=None):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last axis (biased variance, two
+    passes). weight/bias: shape (x.shape[-1],), the dtype of x, default ones/zeros."""
+    x, dt = _arr(x, "x", "layer_norm")
+    if x.ndim == 0:
+        raise ValueError("tl.ops.layer_norm: argument 'x' must have at least one axis")
+    n = x.shape[-1]
+    w = _param(weight, n, dt, "weight", "layer_norm", 1.0)
+    b = _param(bias, n, dt, "bias", "layer_norm", 0.0)
+    out = _out(out, x.shape, dt, "layer_norm")
+    if out.size == 0:
+        return out
+    o2, wb = _writable_view(out, "2d")
+    _launch(f"layer_norm__DT_{dt}", _to2d(x), w, b, o2, float(eps))
+    if wb:
+        wb()
+    return out
+
+
+def rms_norm(x, weight=None, eps: float = 1e-6, out=None):
+    """x / sqrt(mean(x^2) + eps) * weight over the last axis; weight: (x.shape[-1],)."""
+    x, dt = _arr(x, "x", "rms_norm")
+    if x.ndim == 0:
+        raise ValueError("tl.ops.rms_norm: argument 'x' must have at least one axis")
+    n = x.shape[-1]
+    w = _param(weight, n, dt, "weight", "rms_norm", 1.0)
+    out = _out(out, x.shape, dt, "rms_norm")
+    if out.size == 0:
+        return out
+    o2, wb = _writable_view(out, "2d")
+    _launch(f"rms_norm__DT_{dt}", _to2d(x), w, o2, float(eps))
+    if wb:
+        wb()
+    return out
+
+
+# ----------------------------------------------------------------------------- shape, matmul
+def transpose(x, out=None):
+    """The transpose of a 2-D array as a new (contiguous) array; ndim < 2 returns a copy."""
+    x, dt = _arr(x, "x", "transpose")
+    if x.ndim < 2:
+        out = _out(out, x.shape, dt, "transpose")
+        np.copyto(out, x)
+        return out
+    if x.ndim != 2:
+        raise ValueError(f"tl.ops.transpose: argument 'x' must be 2-D, got shape {x.shape}")
+    out = _out(out, x.shape[::-1], dt, "transpose")
+    if out.size == 0:
+        return out
+    _launch(f"transpose__DT_{dt}", x, out)
+    return out
+
+
+def matmul(a, b, out=None):
+    """a @ b with NumPy's matmul shapes (1-D promotion, broadcast batch axes). float32 inputs
+    give float32; bfloat16 inputs accumulate in float32 and give float32."""
+    a, da = _arr(a, "a", "matmul", ("float32", "bfloat16"))
+    b, db = _arr(b, "b", "matmul", ("float32", "bfloat16"))
+    if da != db:
+        raise TypeError(f"tl.ops.matmul: arguments 'a' ({da}) and 'b' ({db}) must have the same dtype")
+    if a.ndim == 0 or b.ndim == 0:
+        raise ValueError("tl.ops.matmul: arguments must have at least one axis")
+    a_vec, b_vec = a.ndim == 1, b.ndim == 1
+    a3 = a[None, :] if a_vec else a
+    b3 = b[:, None] if b_vec else b
+    (m, k), (k2, n) = a3.shape[-2:], b3.shape[-2:]
+    if k != k2:
+        raise ValueError(f"tl.ops.matmul: shapes {a.shape} and {b.shape} are not aligned "
+                         f"({k} != {k2})")
+    try:
+        batch = np.broadcast_shapes(a3.shape[:-2], b3.shape[:-2])
+    except ValueError:
+        raise ValueError(f"tl.ops.matmul: batch axes of {a.shape} and {b.shape} do not broadcast") from None
+    shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
+    out = _out(out, shape, "float32", "matmul")
+    if out.size == 0:
+        return out
+    if k == 0:
+        out[...] = 0
+        return out
+    nb = int(np.prod(batch)) if batch else 1
+
+    def to3(t, tail):
+        t = np.broadcast_to(t, batch + tail)
+        try:
+            return np.reshape(t, (nb,) + tail, copy=False)
+        except ValueError:
+            return np.ascontiguousarray(t).reshape((nb,) + tail)
+
+    o3, wb = _dest(out, (nb, m, n))
+    _launch(f"matmul__DT_{da}", to3(a3, (m, k)), to3(b3, (k, n)), o3)
+    if wb:
+        wb()
+    return out
