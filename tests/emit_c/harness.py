@@ -1,0 +1,202 @@
+"""Test harness for the C emitter: a tiny IR builder, gcc compilation of emitted bundles and a
+ctypes caller that dlopens a bundle, calls tl_bundle_query and runs kernel entries directly."""
+from __future__ import annotations
+
+import ctypes as C
+import hashlib
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from tlc.emit_c import BUNDLE_CFLAGS, emit_bundle
+from tlc.lower import ir
+from tlc.lower.dtypes import DType
+from tlc.target import X86_64
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = {v.isa: v for v in X86_64.variants}
+_CACHE = Path(tempfile.gettempdir()) / "tl_emit_c_tests"
+LOC = ir.Loc("test_kernel.py", 1, 1)
+
+
+# ------------------------------------------------------------------ IR builder
+class B:
+    """Collects ops of one block; methods return ops (typed by hand, as the frontend would)."""
+
+    def __init__(self):
+        self.ops: list[ir.Op] = []
+        self.line = 1
+
+    def _add(self, op):
+        self.ops.append(op)
+        return op
+
+    def mk(self, opcode, operands=(), type=ir.NONE, regions=(), **attrs):
+        self.line += 1
+        return self._add(ir.make(opcode, operands, type, ir.Loc("test_kernel.py", self.line, 5), regions, **attrs))
+
+    def const(self, v, dt=DType.int64):
+        return self.mk("const", (), ir.ScalarType(dt), value=v)
+
+    def pid(self, a):
+        return self.mk("program_id", (), ir.ScalarType(DType.int64), axis=a)
+
+    def view(self, t, *offs):
+        return self.mk("view", (t, *offs), t.type)
+
+    def load(self, v, shape, mask=None, other=None, checked=None):
+        ops = (v,) + ((mask,) if mask is not None else ()) + ((other,) if other is not None else ())
+        return self.mk("load", ops, ir.TileType(v.type.dtype, tuple(shape)), shape=tuple(shape),
+                       has_mask=mask is not None, has_other=other is not None,
+                       checked=checked or (True,) * len(shape))
+
+    def store(self, v, x, mask=None):
+        return self.mk("store", (v, x) + ((mask,) if mask is not None else ()), ir.NONE,
+                       has_mask=mask is not None, checked=(True,) * len(x.type.shape))
+
+    def ew(self, opcode, *xs, dtype=None):
+        t = xs[-1].type
+        if opcode in ir.COMPARISONS or opcode == "isnan":
+            dtype = DType.bool
+        dt = dtype or t.dtype
+        typ = ir.TileType(dt, t.shape) if isinstance(t, ir.TileType) else ir.ScalarType(dt)
+        return self.mk(opcode, xs, typ)
+
+    def cast(self, x, dt):
+        t = x.type
+        typ = ir.TileType(dt, t.shape) if isinstance(t, ir.TileType) else ir.ScalarType(dt)
+        return self.mk("cast", (x,), typ, dtype=dt)
+
+    def reduce(self, x, op, axis, keepdims=False):
+        shape = list(x.type.shape)
+        if keepdims:
+            shape[axis] = 1
+        else:
+            del shape[axis]
+        dt = DType.int32 if op in ("argmax", "argmin") else (
+            DType.int32 if op == "sum" and x.type.dtype in (DType.bool, DType.int8) else x.type.dtype)
+        return self.mk("reduce", (x,), ir.TileType(dt, tuple(shape)), op=op, axis=axis, keepdims=keepdims)
+
+    def dot(self, a, b, acc=None):
+        M, N = a.type.shape[0], b.type.shape[1]
+        dt = DType.int32 if a.type.dtype is DType.int8 else DType.float32
+        return self.mk("dot", (a, b) + ((acc,) if acc is not None else ()), ir.TileType(dt, (M, N)),
+                       has_acc=acc is not None, out_dtype=dt)
+
+    def block(self, args=()):
+        return ir.Block(tuple(args), tuple(self.ops))
+
+
+def targ(name, index, dt=DType.float32, rank=1):
+    return ir.make("arg", (), ir.TensorType(dt, rank), name=name, index=index)
+
+
+def sarg(name, index, dt=DType.int64):
+    return ir.make("arg", (), ir.ScalarType(dt), name=name, index=index)
+
+
+def kernel(name, args, body: ir.Block, grid: ir.Block | None = None, workspace=0):
+    params = tuple(ir.Param(a.attr("name"), "tensor" if isinstance(a.type, ir.TensorType) else "scalar",
+                            a.type.dtype, a.type.rank if isinstance(a.type, ir.TensorType) else 0)
+                   for a in args)
+    return ir.Kernel(name, params, body, grid, LOC, workspace, name)
+
+
+# ------------------------------------------------------------------ compile + call
+def compile_bundle(kernels, isa: str) -> Path:
+    src = emit_bundle(kernels, VARIANTS[isa], "test_kernel.py")
+    h = hashlib.sha256(src.encode()).hexdigest()[:20]
+    _CACHE.mkdir(exist_ok=True)
+    so = _CACHE / f"{h}-{isa}.so"
+    if not so.exists():
+        c = _CACHE / f"{h}-{isa}.c"
+        c.write_text(src)
+        cmd = ["gcc", *BUNDLE_CFLAGS, *VARIANTS[isa].cflags, "-I", str(ROOT / "libtl_runtime/include"),
+               str(c), "-o", str(so) + ".tmp"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"gcc failed: {' '.join(cmd)}\n{r.stderr[:4000]}")
+        Path(str(so) + ".tmp").rename(so)
+    return so
+
+
+class Tensor(C.Structure):
+    _fields_ = [("data", C.c_void_p), ("shape", C.c_int64 * 8), ("strides", C.c_int64 * 8)]
+
+
+class Arg(C.Union):
+    _fields_ = [("tensor", C.POINTER(Tensor)), ("i64", C.c_int64), ("f64", C.c_double)]
+
+
+class Grid(C.Structure):
+    _fields_ = [("size", C.c_int64 * 3)]
+
+
+class Param(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("kind", C.c_uint32), ("dtype", C.c_uint32), ("rank", C.c_uint32),
+                ("access", C.c_uint32)]
+
+
+ENTRY = C.CFUNCTYPE(C.c_int32, C.POINTER(Arg), C.POINTER(Grid), C.c_int64, C.c_int64, C.c_void_p)
+GRIDFN = C.CFUNCTYPE(C.c_int32, C.POINTER(Arg), C.POINTER(Grid))
+
+
+class KDesc(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("num_params", C.c_uint32), ("params", C.POINTER(Param)),
+                ("entry", C.c_void_p), ("grid", C.c_void_p), ("workspace_bytes", C.c_uint64),
+                ("constexprs", C.c_char_p), ("source", C.c_char_p)]
+
+
+class Bundle(C.Structure):
+    _fields_ = [("abi_version", C.c_uint32), ("struct_size", C.c_uint32), ("kernel_desc_size", C.c_uint32),
+                ("param_size", C.c_uint32), ("tensor_size", C.c_uint32), ("num_kernels", C.c_uint32),
+                ("kernels", C.POINTER(KDesc)), ("target", C.c_char_p), ("features", C.c_char_p)]
+
+
+class Loaded:
+    def __init__(self, so: Path):
+        self.lib = C.CDLL(str(so))
+        q = self.lib.tl_bundle_query
+        q.restype = C.POINTER(Bundle)
+        q.argtypes = [C.c_uint32, C.c_void_p]
+        self.query = q
+        self.bundle = q(1, None).contents
+        self.kernels = {self.bundle.kernels[i].name.decode(): self.bundle.kernels[i]
+                        for i in range(self.bundle.num_kernels)}
+
+    def __call__(self, name, args, grid=None, programs=None):
+        k = self.kernels[name]
+        keep, cargs = [], (Arg * max(1, len(args)))()
+        for i, a in enumerate(args):
+            if isinstance(a, np.ndarray):
+                t = Tensor()
+                t.data = a.ctypes.data
+                for d in range(8):
+                    t.shape[d] = a.shape[d] if d < a.ndim else 1
+                    t.strides[d] = a.strides[d] // a.itemsize if d < a.ndim else 0
+                keep.append(t)
+                cargs[i].tensor = C.pointer(t)
+            elif isinstance(a, float):
+                cargs[i].f64 = a
+            else:
+                cargs[i].i64 = int(a)
+        g = Grid()
+        if grid is None:
+            assert k.grid, "kernel has no grid rule"
+            assert GRIDFN(k.grid)(cargs, C.byref(g)) == 0
+        else:
+            for d in range(3):
+                g.size[d] = grid[d] if d < len(grid) else 1
+        n = g.size[0] * g.size[1] * g.size[2]
+        ws = np.full(max(64, k.workspace_bytes) + 64, 0x7F, np.uint8)
+        base = (ws.ctypes.data + 63) // 64 * 64
+        first, last = programs if programs is not None else (0, n)
+        rc = ENTRY(k.entry)(cargs, C.byref(g), first, last, C.c_void_p(base))
+        assert rc == 0
+        return tuple(g.size)
+
+
+def run(kernels, isa, name, args, grid=None):
+    return Loaded(compile_bundle(kernels, isa))(name, args, grid)

@@ -1,0 +1,82 @@
+"""Vector math accuracy: max ulp error against float64 NumPy over ~1e6 random and special
+inputs, identical on every variant (vmath uses no FMA). Measured max (avx512 = avx2 = sse2):
+exp 0.96, log 0.75, sigmoid 2.35, tanh 1.29, erf 2.45, rsqrt 1.47, sqrt 0.5 ulp. Bounds asserted below are the
+measured maxima rounded up; the goal was <= 4 ulp (exp/log/sigmoid), <= 8 (tanh/erf)."""
+import math
+
+import numpy as np
+import pytest
+
+from harness import VARIANTS, compile_bundle, Loaded
+from unary import ew_kernel
+
+BOUND = {"exp": 1, "log": 1, "sigmoid": 3, "tanh": 2, "erf": 3, "rsqrt": 2, "sqrt": 0.5}
+_erf = np.vectorize(math.erf)
+
+
+def ref(op, x):
+    x = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        return {"exp": np.exp, "log": np.log, "tanh": np.tanh, "erf": _erf,
+                "sigmoid": lambda v: 1.0 / (1.0 + np.exp(-v)),
+                "rsqrt": lambda v: 1.0 / np.sqrt(v), "sqrt": np.sqrt}[op](x)
+
+
+def inputs(op, n=1 << 20):
+    rng = np.random.default_rng(1234)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-40, 1.17549435e-38,
+                        3.4028235e38, -3.4028235e38, 1e-12, -3e-20, 2e-15, 0.5, 1.0, -1.0, 2.0,
+                        88.72, 88.73, -87.3, -103.9, -104.0, 0.625, -0.625, 9.0, 4.0, -4.0], np.float32)
+    wide = (rng.standard_normal(n // 2) * 10).astype(np.float32)
+    bits = rng.integers(0, 2**32, n // 2, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    x = np.concatenate([special, wide, bits])
+    if op in ("erf", "tanh", "sigmoid"):
+        x = np.concatenate([x, rng.uniform(-6, 6, n // 4).astype(np.float32)])
+    return x
+
+
+def ulp_err(got, want):
+    want32 = want.astype(np.float32)
+    spacing = np.spacing(np.abs(want32).astype(np.float32)).astype(np.float64)
+    spacing = np.maximum(spacing, np.float64(2.0 ** -149))
+    both_nan = np.isnan(got) & np.isnan(want)
+    same_inf = np.isinf(want32) & (got == want32)
+    with np.errstate(all="ignore"):
+        err = np.abs(got.astype(np.float64) - want) / spacing
+    err[both_nan | same_inf] = 0
+    err[np.isnan(err)] = np.inf
+    return err
+
+
+@pytest.mark.parametrize("op", sorted(BOUND))
+def test_ulp(op):
+    x = inputs(op)
+    outs = {}
+    for isa in sorted(VARIANTS):
+        out = np.full_like(x, 7.0)
+        lib = Loaded(compile_bundle([ew_kernel("k", op)], isa))
+        lib("k", [x, out], grid=(-(-len(x) // 64),))
+        outs[isa] = out
+    err = ulp_err(outs["avx512"], ref(op, x))
+    worst = int(np.argmax(err))
+    print(f"{op}: max {err.max():.2f} ulp at x={x[worst]!r} got {outs['avx512'][worst]!r} want {ref(op, x[worst:worst+1])[0]!r}")
+    assert err.max() <= BOUND[op], (op, err.max(), x[worst])
+    for isa in ("avx2", "sse2"):
+        np.testing.assert_array_equal(outs[isa].view(np.uint32), outs["avx512"].view(np.uint32))
+
+
+def test_specials():
+    x = np.array([-np.inf, np.inf, np.nan, 0.0, -1.0, -0.0], np.float32)
+    expect = {"exp": [0, np.inf, np.nan, 1, np.exp(-1), 1], "log": [np.nan, np.inf, np.nan, -np.inf, np.nan, -np.inf],
+              "tanh": [-1, 1, np.nan, 0, np.tanh(-1), -0.0], "erf": [-1, 1, np.nan, 0, math.erf(-1), -0.0]}
+    for op, want in expect.items():
+        out = np.zeros_like(x)
+        Loaded(compile_bundle([ew_kernel("k", op)], "avx512"))("k", [x, out], grid=(1,))
+        np.testing.assert_allclose(out, np.array(want, np.float32), rtol=1e-6)
+        if op in ("tanh", "erf"):
+            assert np.signbit(out[5]) and not np.signbit(out[3]), op   # odd functions keep -0.0
+    # C-05: tiny erf inputs are kept
+    x = np.array([1e-12, -3e-20, 2e-15, 0.5], np.float32)
+    out = np.zeros_like(x)
+    Loaded(compile_bundle([ew_kernel("k", "erf")], "sse2"))("k", [x, out], grid=(1,))
+    np.testing.assert_allclose(out, [1.128379e-12, -3.385137e-20, 2.256758e-15, 0.5204999], rtol=1e-6)

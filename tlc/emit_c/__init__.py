@@ -1,0 +1,82 @@
+"""The C emitter: post-pipeline tile IR -> one freestanding C11 translation unit per variant.
+
+Public API:
+  emit_bundle(kernels, variant, source_file) -> str    the bundle's C source
+  BUNDLE_CFLAGS                                        the flags the generated C relies on
+
+The TU includes "tl/bundle_abi.h", defines each kernel's entry ``k_<name>``, its grid function
+``grid_<name>`` (kernels with a grid block), the parameter/kernel descriptor tables and the one
+exported symbol ``tl_bundle_query``. Per-ISA differences come from :mod:`tlc.emit_c.isa`
+(KeyError for a missing entry); vector math from templates/vmath.j2. Deterministic: identical
+input gives byte-identical output.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import jinja2
+
+from tlc.lower import ir
+from tlc.target import Variant
+from tlc.emit_c import isa as isa_tables
+from tlc.emit_c.kernel import KernelEmitter
+
+# flags the package build must pass (plus variant.cflags and -I libtl_runtime/include)
+BUNDLE_CFLAGS = ("-std=gnu11", "-O2", "-fPIC", "-shared", "-nostdlib", "-ffreestanding",
+                 "-fno-builtin", "-fno-tree-loop-distribute-patterns", "-fvisibility=hidden",
+                 "-ffp-contract=off")
+
+_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
+                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                          autoescape=False)
+
+_ACCESS = {"none": "TL_ACCESS_NONE", "read": "TL_ACCESS_READ", "write": "TL_ACCESS_WRITE",
+           "readwrite": "TL_ACCESS_READWRITE"}
+
+
+def _lit(s: str) -> str:
+    return json.dumps(s, ensure_ascii=True)
+
+
+def _cname(name: str) -> str:
+    return re.sub(r"[^0-9A-Za-z_]", "_", name)
+
+
+def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int) -> dict:
+    em = KernelEmitter(k, source_file, lanes)
+    entry = em.entry_body()
+    grid = KernelEmitter(k, source_file, lanes).grid_body() if k.grid is not None else None
+    params = [dict(name=_lit(p.name), kind="TL_PARAM_TENSOR" if p.kind == "tensor" else "TL_PARAM_SCALAR",
+                   dtype=p.dtype.value if p.dtype is not None else 0, rank=p.rank if p.kind == "tensor" else 0,
+                   access=_ACCESS[p.access] if p.kind == "tensor" else "TL_ACCESS_NONE")
+              for p in k.runtime_params]
+    constexprs = json.dumps({n: (str(v) if not isinstance(v, (int, float, bool, str)) else v)
+                             for n, v in k.constexprs}, sort_keys=True)
+    src = f"{k.loc.file}:{k.loc.line}" if k.loc is not None else source_file
+    return dict(name=k.name, cname=_cname(k.name), name_lit=_lit(k.name), entry=entry, grid=grid,
+                params=params, workspace=em.ws_end, constexprs=_lit(constexprs), source=src,
+                source_lit=_lit(src))
+
+
+def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) -> str:
+    """One C translation unit holding ``kernels`` for ``variant``.
+
+    Raises KeyError when the variant's ISA table lacks an entry the code needs or an op has no
+    emission rule.
+    """
+    tab = isa_tables.table(variant.isa)
+    for key in isa_tables.REQUIRED:
+        isa_tables.entry(variant.isa, key, a="a", b="b", c="c")
+    ctx = dict(isa=variant.isa, lanes=tab["lanes"], includes=tab["includes"],
+               **{k: isa_tables.entry(variant.isa, k, a="a", b="b", c="c")
+                  for k in ("splat_f", "splat_i", "fma", "sqrt")},
+               h2f=isa_tables.entry(variant.isa, "h2f", a="h"),
+               f2h=isa_tables.entry(variant.isa, "f2h", a="f"))
+    prelude = _ENV.get_template("prelude.j2").render(**ctx)
+    vmath = _ENV.get_template("vmath.j2").render(**ctx)
+    return _ENV.get_template("bundle.j2").render(
+        source_file=source_file, variant=variant.name, isa=variant.isa, prelude=prelude, vmath=vmath,
+        kernels=[_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels], variant_lit=_lit(variant.name),
+        features_lit=_lit(",".join(variant.features)))

@@ -1,0 +1,371 @@
+"""Emits the C body of one kernel (entry function and grid function) from post-pipeline IR.
+
+Value representation in C:
+  scalar        a local ``v<N>`` of the compute C type (float / int32_t / int64_t; bool 0/1)
+  tile          ``T* v<N>`` into the per-call workspace, dense row-major, compute dtype lanes;
+                placed at ``attrs buf=(offset, nbytes)`` when memory planning set it, else at a
+                fallback offset after ``Kernel.workspace`` (bump allocation, no reuse)
+  tensor/view   :class:`TensorRef`: base data pointer, shape, strides and per-axis offsets
+Ops are emitted in program order; each op's statements start with ``/* file:line */``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tlc.lower import ir
+from tlc.lower.dtypes import DType
+from tlc.emit_c import lanes
+
+STORAGE_C = {DType.bool: "uint8_t", DType.int8: "int8_t", DType.int32: "int32_t",
+             DType.int64: "int64_t", DType.float16: "uint16_t", DType.bfloat16: "uint16_t",
+             DType.float32: "float"}
+ALIGN = 64
+
+
+@dataclass
+class TensorRef:
+    """A tensor parameter or a view: element i of axis a is at data + (off[a] + i) * stride[a]
+    and is in bounds when 0 <= off[a] + i < shape[a]."""
+
+    dtype: DType
+    data: str
+    shape: list[str]
+    stride: list[str]
+    off: list[str]
+
+
+@dataclass
+class Tile:
+    name: str            # C pointer name
+    offset: int          # byte offset in the workspace
+    type: ir.TileType
+
+    @property
+    def kind(self) -> str:
+        return lanes.KIND[self.type.dtype]
+
+    @property
+    def ctype(self) -> str:
+        return lanes.MEM_C[self.kind]
+
+
+def numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def elem_bytes(dtype: DType) -> int:
+    return 8 if dtype.compute is DType.int64 else 4
+
+
+class KernelEmitter:
+    """Turns one :class:`ir.Kernel` into C lines. ``lines`` is the entry body."""
+
+    def __init__(self, kernel: ir.Kernel, source_file: str, lanes: int):
+        self.k = kernel
+        self.lanes = lanes
+        self.source_file = source_file
+        self.lines: list[str] = []
+        self.depth = 1
+        self.names: dict[int, object] = {}
+        self.counter = 0
+        self.ws_end = (kernel.workspace + ALIGN - 1) // ALIGN * ALIGN
+        self.getitems: dict[tuple[int, int], ir.Op] = {}
+        for block in ([kernel.grid] if kernel.grid is not None else []) + [kernel.body]:
+            for op in ir.walk(block):
+                if op.opcode == "getitem":
+                    self.getitems.setdefault((id(op.operands[0]), op.attr("index")), op)
+
+    # ------------------------------------------------------------------ basics
+    def fresh(self, prefix: str = "v") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def open(self, text: str) -> None:
+        self.line(text + " {")
+        self.depth += 1
+
+    def close(self, text: str = "}") -> None:
+        self.depth -= 1
+        self.line(text)
+
+    def loc(self, op: ir.Op) -> None:
+        """A ``/* file:line */`` comment before the op's statements (not repeated while the
+        previous emitted line already carries it)."""
+        if op.loc is not None:
+            text = f"/* {op.loc.file}:{op.loc.line} */"
+            if not (self.lines and self.lines[-1].strip() == text):
+                self.line(text)
+
+    def val(self, op: ir.Op):
+        return self.names[id(op)]
+
+    def scalar(self, op: ir.Op) -> str:
+        v = self.names[id(op)]
+        assert isinstance(v, str), (op.opcode, v)
+        return v
+
+    def tile(self, op: ir.Op) -> Tile:
+        v = self.names[id(op)]
+        assert isinstance(v, Tile), (op.opcode, v)
+        return v
+
+    # ------------------------------------------------------------------ workspace
+    def alloc(self, nbytes: int) -> int:
+        off = self.ws_end
+        self.ws_end += (nbytes + ALIGN - 1) // ALIGN * ALIGN
+        return off
+
+    def buf_offset(self, op: ir.Op, ttype: ir.TileType, index: int | None = None) -> int:
+        """The workspace offset of a tile result: its ``buf`` attr (or the getitem's, or the
+        ``index``-th pair of a tuple op's ``buf``), else a fallback allocation."""
+        buf = op.attr("buf", None)
+        if buf is not None and index is not None:
+            buf = buf[index] if isinstance(buf[0], (tuple, list)) else (buf if index == 0 else None)
+        if buf is not None:
+            return int(buf[0])
+        return self.alloc(numel(ttype.shape) * elem_bytes(ttype.dtype))
+
+    def new_tile(self, ttype: ir.TileType, offset: int) -> Tile:
+        t = Tile(self.fresh("t"), offset, ttype)
+        self.line(f"{t.ctype}* const {t.name} = ({t.ctype}*)(ws + {offset});")
+        return t
+
+    def result_tile(self, op: ir.Op) -> Tile:
+        """Declares and binds the buffer of a tile-typed op."""
+        t = self.new_tile(op.type, self.buf_offset(op, op.type))
+        self.names[id(op)] = t
+        return t
+
+    def tuple_result(self, op: ir.Op, index: int, ttype) -> object:
+        """Storage for result ``index`` of a tuple op (for/if/fused)."""
+        g = self.getitems.get((id(op), index))
+        if isinstance(ttype, ir.TileType):
+            src = g if g is not None and g.attr("buf", None) is not None else op
+            return self.new_tile(ttype, self.buf_offset(src, ttype, None if src is g else index))
+        name = self.fresh()
+        self.line(f"{lanes.SCALAR_C[lanes.KIND[ttype.dtype]]} {name};")
+        return name
+
+    def copy_tile(self, dst: Tile, src: Tile) -> None:
+        if dst.offset != src.offset:
+            self.line(f"memmove({dst.name}, {src.name}, {numel(dst.type.shape) * elem_bytes(dst.type.dtype)});")
+
+    def assign(self, dst, src) -> None:
+        if isinstance(dst, Tile):
+            self.copy_tile(dst, src)
+        else:
+            self.line(f"{dst} = {src};")
+
+    # ------------------------------------------------------------------ walking
+    def block(self, block: ir.Block) -> None:
+        for op in block.ops:
+            self.op(op)
+
+    def op(self, op: ir.Op) -> None:
+        from tlc.emit_c import memory, tiles
+        oc = op.opcode
+        if oc == "yield":
+            raise AssertionError("yield handled by its parent")
+        self.loc(op)
+        if oc == "const":
+            name = self.fresh()
+            kind = lanes.KIND[op.type.dtype]
+            self.line(f"const {lanes.SCALAR_C[kind]} {name} = {lanes.c_const(op.attr('value'), op.type.dtype)};")
+            self.names[id(op)] = name
+        elif oc == "program_id":
+            self.names[id(op)] = f"pid{op.attr('axis')}"
+        elif oc == "num_programs":
+            self.names[id(op)] = f"g{op.attr('axis')}"
+        elif oc == "dim":
+            t = self.val(op.operands[0])
+            a = op.attr("axis")
+            name = self.fresh()
+            self.line(f"const int64_t {name} = {t.shape[a]} - {t.off[a]};")
+            self.names[id(op)] = name
+        elif oc == "view":
+            self.view(op)
+        elif oc == "getitem":
+            if id(op) not in self.names:
+                self.names[id(op)] = self.val(op.operands[0])[op.attr("index")]
+        elif oc == "load":
+            memory.emit_load(self, op)
+        elif oc == "store":
+            memory.emit_store(self, op)
+        elif oc == "for":
+            self.for_(op)
+        elif oc == "if":
+            self.if_(op)
+        elif oc == "buffer":
+            pass
+        elif isinstance(op.type, ir.ScalarType):
+            self.scalar_op(op)
+        else:
+            tiles.emit_tile_op(self, op)
+
+    def scalar_op(self, op: ir.Op) -> None:
+        operands = [(self.scalar(o), o.type.dtype) for o in op.operands]
+        if op.opcode == "cast":
+            expr = lanes.scalar_expr("cast", operands, op.attr("dtype"))
+        else:
+            expr = lanes.scalar_expr(op.opcode, operands, op.type.dtype)
+        name = self.fresh()
+        self.line(f"const {lanes.SCALAR_C[lanes.KIND[op.type.dtype]]} {name} = {expr};")
+        self.names[id(op)] = name
+
+    def view(self, op: ir.Op) -> None:
+        base = self.val(op.operands[0])
+        offs = []
+        for a, o in enumerate(op.operands[1:]):
+            name = self.fresh("o")
+            self.line(f"const int64_t {name} = {base.off[a]} + (int64_t)({self.scalar(o)});")
+            offs.append(name)
+        self.names[id(op)] = TensorRef(base.dtype, base.data, base.shape, base.stride, offs)
+
+    # ------------------------------------------------------------------ control flow
+    def _bind_results(self, op: ir.Op, results: list) -> None:
+        self.names[id(op)] = results
+        for i, r in enumerate(results):
+            g = self.getitems.get((id(op), i))
+            if g is not None:
+                self.names[id(g)] = r
+
+    @staticmethod
+    def _body(block: ir.Block) -> ir.Block:
+        """The block without its terminating yield."""
+        if block.ops and block.ops[-1].opcode == "yield":
+            return ir.Block(block.args, block.ops[:-1])
+        return block
+
+    def _yield_into(self, block: ir.Block, targets: list) -> None:
+        if not targets:
+            return
+        y = block.ops[-1]
+        assert y.opcode == "yield", y.opcode
+        vals = [self.val(v) for v in y.operands]
+        # two-phase when a yielded value is another target (swaps): stage through temps
+        staged = []
+        for i, v in enumerate(vals):
+            clash = any(v is t or (isinstance(v, Tile) and isinstance(t, Tile) and v.offset == t.offset)
+                        for j, t in enumerate(targets) if j != i)
+            if clash:
+                if isinstance(v, Tile):
+                    tmp = self.new_tile(v.type, self.alloc(numel(v.type.shape) * elem_bytes(v.type.dtype)))
+                    self.copy_tile(tmp, v)
+                else:
+                    tmp = self.fresh()
+                    self.line(f"const {lanes.SCALAR_C[lanes.KIND[y.operands[i].type.dtype]]} {tmp} = {v};")
+                v = tmp
+            staged.append(v)
+        for t, v in zip(targets, staged):
+            self.assign(t, v)
+
+    def for_(self, op: ir.Op) -> None:
+        lo, hi, step, *inits = op.operands
+        body = op.regions[0]
+        iv_arg, *carried_args = body.args
+        carried = []
+        for i, (init, arg) in enumerate(zip(inits, carried_args)):
+            if isinstance(arg.type, ir.TileType):
+                src = arg if arg.attr("buf", None) is not None else op
+                t = self.new_tile(arg.type, self.buf_offset(src, arg.type, None if src is arg else i))
+                self.copy_tile(t, self.tile(init))
+                carried.append(t)
+            else:
+                name = self.fresh("c")
+                self.line(f"{lanes.SCALAR_C[lanes.KIND[arg.type.dtype]]} {name} = {self.scalar(init)};")
+                carried.append(name)
+        iv = self.fresh("i")
+        s, h = self.scalar(step), self.scalar(hi)
+        st = step.attr("value", None) if step.opcode == "const" else None
+        cond = f"{iv} < {h}" if st is not None and st > 0 else (
+            f"{iv} > {h}" if st is not None and st < 0 else f"({s} > 0 ? {iv} < {h} : {iv} > {h})")
+        self.open(f"for (int64_t {iv} = {self.scalar(lo)}; {cond}; {iv} += {s})")
+        self.names[id(iv_arg)] = iv
+        for arg, c in zip(carried_args, carried):
+            self.names[id(arg)] = c
+        self.block(self._body(body))
+        self._yield_into(body, carried)
+        self.close()
+        self._bind_results(op, carried)
+
+    def if_(self, op: ir.Op) -> None:
+        results = [self.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]
+        self.open(f"if ({self.scalar(op.operands[0])})")
+        for n, region in enumerate(op.regions):
+            if n == 1:
+                self.close("} else {")
+                self.depth += 1
+            self.block(self._body(region))
+            self._yield_into(region, results)
+        self.close()
+        self._bind_results(op, results)
+
+    # ------------------------------------------------------------------ functions
+    def unpack_args(self, args: tuple[ir.Op, ...]) -> None:
+        for a in args:
+            idx = a.attr("index")
+            name = a.attr("name")
+            if isinstance(a.type, ir.TensorType):
+                p = f"a{idx}"
+                r = a.type.rank
+                self.line(f"const tl_tensor_t* const {p} = args[{idx}].tensor;  /* {name} */")
+                ct = STORAGE_C[a.type.dtype]
+                self.line(f"{ct}* const {p}_d = ({ct}*){p}->data;")
+                for ax in range(r):
+                    self.line(f"const int64_t {p}_n{ax} = {p}->shape[{ax}], {p}_s{ax} = {p}->strides[{ax}];")
+                self.names[id(a)] = TensorRef(a.type.dtype, f"{p}_d", [f"{p}_n{ax}" for ax in range(r)],
+                                              [f"{p}_s{ax}" for ax in range(r)], ["0"] * r)
+            else:
+                dt = a.type.dtype
+                kind = lanes.KIND[dt]
+                if kind == "f":
+                    expr = f"(float)args[{idx}].f64"
+                    if dt is DType.float16:
+                        expr = f"tl_h2f(tl_f2h({expr}))"
+                    elif dt is DType.bfloat16:
+                        expr = f"tl_bf2f(tl_f2bf({expr}))"
+                elif kind == "m":
+                    expr = f"(int32_t)(args[{idx}].i64 != 0)"
+                elif dt is DType.int8:
+                    expr = f"(int32_t)(int8_t)args[{idx}].i64"
+                else:
+                    expr = f"({lanes.SCALAR_C[kind]})args[{idx}].i64"
+                self.line(f"const {lanes.SCALAR_C[kind]} a{idx} = {expr};  /* {name} */")
+                self.names[id(a)] = f"a{idx}"
+
+    def entry_body(self) -> list[str]:
+        self.lines, self.depth = [], 1
+        self.line("char* const ws = (char*)workspace;")
+        self.line("(void)ws;")
+        self.unpack_args(self.k.body.args)
+        self.line("const int64_t g0 = grid->size[0], g1 = grid->size[1], g2 = grid->size[2];")
+        self.line("(void)g2;")
+        self.open("for (int64_t pid = first; pid < last; ++pid)")
+        self.line("const int64_t pid0 = pid % g0, pid12 = pid / g0;")
+        self.line("const int64_t pid1 = g1 > 0 ? pid12 % g1 : 0, pid2 = g1 > 0 ? pid12 / g1 : 0;")
+        self.line("(void)pid0; (void)pid1; (void)pid2;")
+        self.block(self.k.body)
+        self.close()
+        self.line("return 0;")
+        return self.lines
+
+    def grid_body(self) -> list[str]:
+        self.lines, self.depth = [], 1
+        self.line("char* const ws = (char*)0;")
+        self.line("(void)ws;")
+        grid = self.k.grid
+        self.unpack_args(grid.args)
+        self.block(self._body(grid))
+        y = grid.ops[-1]
+        assert y.opcode == "yield" and 1 <= len(y.operands) <= 3, "grid block yields 1..3 scalars"
+        for i in range(3):
+            v = f"(int64_t)({self.scalar(y.operands[i])})" if i < len(y.operands) else "1"
+            self.line(f"out_grid->size[{i}] = {v} > 0 ? {v} : 0;")
+        self.line("return 0;")
+        return self.lines

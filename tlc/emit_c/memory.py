@@ -1,0 +1,160 @@
+"""``load`` and ``store``: tiles <-> strided tensors.
+
+Each emits one runtime test "is the whole tile inside the tensor on every checked axis (and no
+mask)"; when true a fast path copies rows (stride-1 rows with vector loads for float32), else a
+per-element path tests each checked axis (and the mask lane) and reads ``other`` (0 when absent)
+or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (C-01).
+Conversions: float16/bfloat16 -> float32 exact; float32 -> float16/bfloat16 round to nearest
+even (NaN stays NaN); int32 -> int8 wraps; bool stores 1 for any nonzero lane.
+"""
+from __future__ import annotations
+
+from tlc.lower import ir
+from tlc.lower.dtypes import DType
+from tlc.emit_c.kernel import KernelEmitter, TensorRef, Tile
+
+_LOAD = {DType.float32: "{}", DType.float16: "tl_h2f({})", DType.bfloat16: "tl_bf2f({})",
+         DType.int8: "(int32_t)({})", DType.int32: "{}", DType.int64: "{}",
+         DType.bool: "(int32_t)(({}) != 0)"}
+_STORE = {DType.float32: "(float)({})", DType.float16: "tl_f2h({})", DType.bfloat16: "tl_f2bf({})",
+          DType.int8: "(int8_t)({})", DType.int32: "(int32_t)({})", DType.int64: "(int64_t)({})",
+          DType.bool: "(uint8_t)(({}) != 0)"}
+
+
+# contiguous rows moved TL_L lanes at a time: (load expr of a row pointer, store stmt)
+_VEC_ROW = {
+    DType.float32: ("tl_ld_f({}, n)", "tl_st_f({}, {}, n)"),
+    DType.int32: ("tl_ld_i({}, n)", "tl_st_i({}, {}, n)"),
+    DType.int64: ("tl_ld_l({}, n)", "tl_st_l({}, {}, n)"),
+    DType.float16: ("tl_v_h2f(tl_ld_h({}, n))", "tl_st_h({}, tl_v_f2h({}), n)"),
+    DType.bfloat16: ("tl_v_bf2f(tl_ld_h({}, n))", "tl_st_h({}, tl_v_f2bf({}), n)"),
+}
+
+
+def _checked(op: ir.Op, rank: int) -> tuple[bool, ...]:
+    c = op.attr("checked", None)
+    return tuple(c) if c is not None else (True,) * rank
+
+
+def _loops(e: KernelEmitter, shape) -> tuple[list[str], str]:
+    idx = []
+    for s in shape:
+        i = e.fresh("i")
+        e.open(f"for (int64_t {i} = 0; {i} < {s}; ++{i})")
+        idx.append(i)
+    lin, acc = [], 1
+    for i, s in reversed(list(zip(idx, shape))):
+        lin.append(f"{i} * {acc}")
+        acc *= s
+    return idx, " + ".join(reversed(lin)) or "0"
+
+
+def _addr(t: TensorRef, idx: list[str]) -> str:
+    return " + ".join(f"({t.off[a]} + {i}) * {t.stride[a]}" for a, i in enumerate(idx)) or "0"
+
+
+def _in_bounds(t: TensorRef, shape, checked) -> str:
+    terms = [f"{t.off[a]} >= 0 && {t.off[a]} <= {t.shape[a]} - {shape[a]}"
+             for a in range(len(shape)) if checked[a]]
+    return " && ".join(f"({x})" for x in terms) or "1"
+
+
+def _lane_valid(t: TensorRef, idx, checked, mask: Tile | None, lin: str) -> str:
+    terms = [f"(uint64_t)({t.off[a]} + {i}) < (uint64_t){t.shape[a]}"
+             for a, i in enumerate(idx) if checked[a]]
+    if mask is not None:
+        terms.append(f"{mask.name}[{lin}]")
+    return " && ".join(f"({x})" for x in terms) or "1"
+
+
+def _fast_rows(e: KernelEmitter, t: TensorRef, shape, tile: Tile, load: bool) -> None:
+    """Whole tile in bounds: row loops; contiguous float32 rows move TL_L lanes at a time."""
+    r = len(shape)
+    if r == 0:
+        if load:
+            e.line(f"{tile.name}[0] = {_LOAD[t.dtype].format(f'{t.data}[0]')};")
+        else:
+            e.line(f"{t.data}[0] = {_STORE[t.dtype].format(f'{tile.name}[0]')};")
+        return
+    outer_idx, _ = _loops(e, shape[:-1])
+    last = shape[-1]
+    row = _addr(t, outer_idx + ["0"])
+    lin = " + ".join(f"{i} * {int(__import__('math').prod(shape[a + 1:]))}" for a, i in enumerate(outer_idx)) or "0"
+    e.line(f"{'const ' if load else ''}{_ctype(t.dtype)}* const row = {t.data} + {row};")
+    e.line(f"{'' if load else 'const '}{tile.ctype}* const tr = {tile.name} + {lin};")
+    sl = t.stride[-1]
+    j = e.fresh("j")
+    vec = t.dtype in _VEC_ROW
+    if vec:
+        ld, st = _VEC_ROW[t.dtype]
+        e.open(f"if ({sl} == 1)")
+        e.open(f"for (int64_t {j} = 0; {j} < {last}; {j} += TL_L)")
+        e.line(f"const int64_t n = tl_lanes({last} - {j});")
+        if load:
+            e.line(f"tl_st_{tile.kind}(tr + {j}, {ld.format(f'row + {j}')}, n);")
+        else:
+            e.line(f"{st.format(f'row + {j}', f'tl_ld_{tile.kind}(tr + {j}, n)')};")
+        e.close()
+        e.close("} else {")
+        e.depth += 1
+    e.open(f"for (int64_t {j} = 0; {j} < {last}; ++{j})")
+    if load:
+        e.line(f"tr[{j}] = {_LOAD[t.dtype].format(f'row[{j} * {sl}]')};")
+    else:
+        e.line(f"row[{j} * {sl}] = {_STORE[t.dtype].format(f'tr[{j}]')};")
+    e.close()
+    if vec:
+        e.close()
+    for _ in outer_idx:
+        e.close()
+
+
+def _ctype(dt: DType) -> str:
+    from tlc.emit_c.kernel import STORAGE_C
+    return STORAGE_C[dt]
+
+
+def emit_load(e: KernelEmitter, op: ir.Op) -> None:
+    t: TensorRef = e.val(op.operands[0])
+    shape = tuple(op.attr("shape"))
+    rest = list(op.operands[1:])
+    mask = e.tile(rest.pop(0)) if op.attr("has_mask", False) else None
+    other = e.scalar(rest.pop(0)) if op.attr("has_other", False) else "0"
+    out = e.result_tile(op)
+    checked = _checked(op, len(shape))
+    fast = "0" if mask is not None else _in_bounds(t, shape, checked)
+    e.open(f"if ({fast})")
+    if mask is None:
+        _fast_rows(e, t, shape, out, load=True)
+    e.close("} else {")
+    e.depth += 1
+    idx, lin = _loops(e, shape)
+    e.line(f"{out.name}[{lin}] = ({_lane_valid(t, idx, checked, mask, lin)}) ? "
+           f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});")
+    for _ in idx:
+        e.close()
+    e.close()
+
+
+def emit_store(e: KernelEmitter, op: ir.Op) -> None:
+    t: TensorRef = e.val(op.operands[0])
+    val = e.tile(op.operands[1]) if isinstance(op.operands[1].type, ir.TileType) else None
+    if val is None:   # a scalar stored to a 0-d view
+        e.line(f"{t.data}[{_addr(t, ['0'] * len(t.off))}] = "
+               f"{_STORE[t.dtype].format(e.scalar(op.operands[1]))};")
+        return
+    shape = tuple(val.type.shape)
+    mask = e.tile(op.operands[2]) if op.attr("has_mask", False) else None
+    checked = _checked(op, len(shape))
+    fast = "0" if mask is not None else _in_bounds(t, shape, checked)
+    e.open(f"if ({fast})")
+    if mask is None:
+        _fast_rows(e, t, shape, val, load=False)
+    e.close("} else {")
+    e.depth += 1
+    idx, lin = _loops(e, shape)
+    e.line(f"if ({_lane_valid(t, idx, checked, mask, lin)}) "
+           f"{t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};")
+    for _ in idx:
+        e.close()
+    e.close()

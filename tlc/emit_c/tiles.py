@@ -1,0 +1,366 @@
+"""Tile ops: elementwise loop nests (``fused`` and lone elementwise tile ops), splat,
+broadcast, full, arange, reduce, dot, reshape, trans.
+
+Loop nests: outer C loops over the non-vector axes, an inner vector loop over the collapsed
+trailing axes with TL_L lanes; the last partial vector goes through tl_ld_*/tl_st_* (zero-filled
+lane arrays) so body and tail run the same vector code and nothing past a buffer is touched.
+"""
+from __future__ import annotations
+
+from tlc.lower import ir
+from tlc.lower.dtypes import DType
+from tlc.emit_c import lanes
+from tlc.emit_c.kernel import KernelEmitter, Tile, numel
+
+ELEMENTWISE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "cast"}
+
+
+def _dense_strides(shape) -> list[int]:
+    out, acc = [], 1
+    for s in reversed(shape):
+        out.append(acc)
+        acc *= s
+    return out[::-1]
+
+
+def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body) -> None:
+    """inputs: (Tile | scalar C name, dtype); body(lane_names) -> output lane expressions."""
+    shape = tuple(shape)
+    R = len(shape)
+    padded = []
+    for v, _ in inputs:
+        if isinstance(v, Tile):
+            s = tuple(v.type.shape)
+            padded.append((1,) * (R - len(s)) + s)
+        else:
+            padded.append(None)
+    k = 0
+    for cand in range(R, 0, -1):
+        ok = all(p is None or all(p[a] == shape[a] for a in range(R - cand, R))
+                 or all(p[a] == 1 for a in range(R - cand, R)) for p in padded)
+        if ok:
+            k = cand
+            break
+    inner = numel(shape[R - k:])
+    full = [p is not None and all(p[a] == shape[a] for a in range(R - k, R)) and
+            not (all(p[a] == 1 for a in range(R - k, R)) and inner == 1) for p in padded]
+    e.open("")  # scope
+    e.lines[-1] = e.lines[-1].replace(" {", "{")
+    lane_names = [None] * len(inputs)
+    for n, (v, dt) in enumerate(inputs):
+        if not isinstance(v, Tile):
+            name = e.fresh("s")
+            kind = lanes.KIND[dt]
+            e.line(f"const {lanes.VEC[kind]} {name} = {lanes.SPLAT[kind].format(v)};")
+            lane_names[n] = name
+    idx = []
+    for a in range(R - k):
+        i = e.fresh("i")
+        e.open(f"for (int64_t {i} = 0; {i} < {shape[a]}; ++{i})")
+        idx.append(i)
+
+    def offset(p) -> str:
+        st = _dense_strides(p)
+        terms = [f"{idx[a]} * {st[a]}" for a in range(R - k) if p[a] != 1]
+        return " + ".join(terms) if terms else "0"
+
+    j = e.fresh("j")
+    e.open(f"for (int64_t {j} = 0; {j} < {inner}; {j} += TL_L)")
+    e.line(f"const int64_t n = tl_lanes({inner} - {j});")
+    e.line("(void)n;")
+    for n, (v, dt) in enumerate(inputs):
+        if not isinstance(v, Tile):
+            continue
+        kind = lanes.KIND[dt]
+        name = e.fresh("x")
+        if full[n]:
+            expr = lanes.from_memory(f"tl_ld_{lanes.SUFFIX[kind]}({v.name} + {offset(padded[n])} + {j}, n)", dt)
+        else:
+            expr = lanes.SPLAT[kind].format(f"{v.name}[{offset(padded[n])}]")
+        e.line(f"const {lanes.VEC[kind]} {name} = {expr};")
+        lane_names[n] = name
+    results = body(lane_names)
+    for out, expr in zip(outputs, results):
+        kind = out.kind
+        e.line(f"tl_st_{lanes.SUFFIX[kind]}({out.name} + {offset(shape)} + {j}, "
+               f"{lanes.to_memory(expr, out.type.dtype)}, n);")
+    e.close()
+    for _ in idx:
+        e.close()
+    e.close()
+
+
+def _lane_stmt(e: KernelEmitter, op: ir.Op, operands: list[tuple[str, DType]]) -> str:
+    dt = op.type.dtype if not isinstance(op.type, ir.TupleType) else None
+    if op.opcode == "const":
+        kind = lanes.KIND[op.type.dtype]
+        expr = lanes.SPLAT[kind].format(lanes.c_const(op.attr("value"), op.type.dtype))
+    elif op.opcode == "cast":
+        expr = lanes.lane_expr("cast", operands, op.attr("dtype"))
+    else:
+        expr = lanes.lane_expr(op.opcode, operands, dt)
+    name = e.fresh("l")
+    e.line(f"const {lanes.VEC[lanes.KIND[op.type.dtype]]} {name} = {expr};")
+    return name
+
+
+def emit_fused(e: KernelEmitter, op: ir.Op) -> None:
+    body = op.regions[0]
+    shape = tuple(op.attr("shape"))
+    inputs = [(e.val(o), o.type.dtype) for o in op.operands]
+    outs = [e.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]
+
+    def gen(lane_names):
+        local = {id(a): (n, a.type.dtype) for a, n in zip(body.args, lane_names)}
+        for b in body.ops:
+            if b.opcode == "yield":
+                return [local[id(v)][0] if id(v) in local else
+                        lanes.SPLAT[lanes.KIND[v.type.dtype]].format(e.scalar(v)) for v in b.operands]
+            ops = []
+            for o in b.operands:
+                if id(o) in local:
+                    ops.append(local[id(o)])
+                else:   # a scalar defined outside the region
+                    ops.append((lanes.SPLAT[lanes.KIND[o.type.dtype]].format(e.scalar(o)), o.type.dtype))
+            dt = b.type.dtype
+            local[id(b)] = (_lane_stmt(e, b, ops), dt)
+        raise AssertionError("fused body without yield")
+
+    lane_loop(e, shape, inputs, outs, gen)
+    e._bind_results(op, outs)
+
+
+def emit_tile_op(e: KernelEmitter, op: ir.Op) -> None:
+    oc = op.opcode
+    if oc == "fused":
+        return emit_fused(e, op)
+    if oc in ELEMENTWISE:
+        inputs = [(e.val(o), o.type.dtype) for o in op.operands]
+        out = e.result_tile(op)
+        lane_loop(e, op.type.shape, inputs, [out],
+                  lambda ln: [_lane_stmt(e, op, list(zip(ln, [d for _, d in inputs])))])
+        return None
+    if oc in ("splat", "broadcast"):
+        src = op.operands[0]
+        out = e.result_tile(op)
+        lane_loop(e, op.type.shape, [(e.val(src), src.type.dtype)], [out], lambda ln: [ln[0]])
+        return None
+    if oc == "full":
+        out = e.result_tile(op)
+        dt = op.type.dtype
+        c = lanes.c_const(op.attr("value"), dt)
+        if lanes.KIND[dt] == "f" and dt is not DType.float32:   # the value rounded to the dtype
+            c = f"(tl_v_round_{'f16' if dt is DType.float16 else 'bf16'}(tl_splat_f({c})))[0]"
+        lane_loop(e, op.type.shape, [(c, dt)], [out], lambda ln: [ln[0]])
+        return None
+    if oc == "arange":
+        out = e.result_tile(op)
+        i = e.fresh("i")
+        e.line(f"for (int64_t {i} = 0; {i} < {numel(op.type.shape)}; ++{i}) "
+               f"{out.name}[{i}] = (int32_t)({op.attr('start')} + {i});")
+        return None
+    if oc == "reshape":
+        src = e.tile(op.operands[0])
+        if op.attr("buf", None) is None:
+            e.names[id(op)] = Tile(src.name, src.offset, op.type)
+        else:
+            e.copy_tile(e.result_tile(op), src)
+        return None
+    if oc == "trans":
+        return emit_trans(e, op)
+    if oc == "reduce":
+        return emit_reduce(e, op)
+    if oc == "dot":
+        return emit_dot(e, op)
+    raise KeyError(f"C emitter has no rule for op {oc!r} of type {op.type}")
+
+
+def emit_trans(e: KernelEmitter, op: ir.Op) -> None:
+    src = e.tile(op.operands[0])
+    out = e.result_tile(op)
+    perm = op.attr("perm")
+    oshape = op.type.shape
+    sst = _dense_strides(src.type.shape)
+    idx = []
+    for s in oshape:
+        i = e.fresh("i")
+        e.open(f"for (int64_t {i} = 0; {i} < {s}; ++{i})")
+        idx.append(i)
+    ost = _dense_strides(oshape)
+    o = " + ".join(f"{i} * {st}" for i, st in zip(idx, ost)) or "0"
+    s_ = " + ".join(f"{idx[a]} * {sst[perm[a]]}" for a in range(len(oshape))) or "0"
+    e.line(f"{out.name}[{o}] = {src.name}[{s_}];")
+    for _ in idx:
+        e.close()
+
+
+_COMBINE = {
+    "sum": {"f": "({a}) + ({x})", "i": "(tl_vi)((tl_vu)({a}) + (tl_vu)({x}))",
+            "l": "(tl_vl)((tl_vul)({a}) + (tl_vul)({x}))"},
+    "max": {"f": "tl_v_max({a}, {x})", "i": "tl_sel_i(({x}) > ({a}), {x}, {a})",
+            "l": "tl_sel_l(__builtin_convertvector(({x}) > ({a}), tl_vi), {x}, {a})"},
+    "min": {"f": "tl_v_min({a}, {x})", "i": "tl_sel_i(({x}) < ({a}), {x}, {a})",
+            "l": "tl_sel_l(__builtin_convertvector(({x}) < ({a}), tl_vi), {x}, {a})"},
+}
+# argmax/argmin: does x replace the best so far (first index wins ties, first NaN wins)
+_TAKE = {
+    "argmax": {"f": "(({x}) > ({a})) | ((({x}) != ({x})) & (({a}) == ({a})))", "i": "(({x}) > ({a}))",
+               "l": "__builtin_convertvector(({x}) > ({a}), tl_vi)"},
+    "argmin": {"f": "(({x}) < ({a})) | ((({x}) != ({x})) & (({a}) == ({a})))", "i": "(({x}) < ({a}))",
+               "l": "__builtin_convertvector(({x}) < ({a}), tl_vi)"},
+}
+
+
+def emit_reduce(e: KernelEmitter, op: ir.Op) -> None:
+    """Reduces axis a of a dense tile: lanes run over the trailing (inner) axes, the reduced
+    axis is walked in ascending order, so sums add in index order per output element."""
+    src = e.tile(op.operands[0])
+    out = e.result_tile(op)
+    rop, axis = op.attr("op"), op.attr("axis")
+    shape = src.type.shape
+    outer, n, inner = numel(shape[:axis]), shape[axis], numel(shape[axis + 1:])
+    kind = lanes.KIND[src.type.dtype]
+    k = "i" if kind == "m" else kind
+    sfx, vt = lanes.SUFFIX[k], lanes.VEC[k]
+    if inner == 1 and n >= 2 * e.lanes:
+        return _reduce_row(e, src, out, rop, outer, n, k)
+    o, j, r = e.fresh("i"), e.fresh("j"), e.fresh("r")
+    e.open(f"for (int64_t {o} = 0; {o} < {outer}; ++{o})")
+    e.open(f"for (int64_t {j} = 0; {j} < {inner}; {j} += TL_L)")
+    e.line(f"const int64_t n = tl_lanes({inner} - {j});")
+    e.line(f"const {src.ctype}* const p = {src.name} + {o} * {n * inner} + {j};")
+    e.line(f"{vt} acc = tl_ld_{sfx}(p, n);")
+    arg = rop in _TAKE
+    if arg:
+        e.line("tl_vi best = tl_splat_i(0);")
+    e.open(f"for (int64_t {r} = 1; {r} < {n}; ++{r})")
+    e.line(f"const {vt} x = tl_ld_{sfx}(p + {r} * {inner}, n);")
+    if arg:
+        e.line(f"const tl_vi take = {_TAKE[rop][k].format(a='acc', x='x')};")
+        e.line(f"acc = {lanes.select(k, 'take', 'x', 'acc')};")
+        e.line(f"best = tl_sel_i(take, tl_splat_i((int32_t){r}), best);")
+    else:
+        e.line(f"acc = {_COMBINE[rop][k].format(a='acc', x='x')};")
+    e.close()
+    if arg:
+        e.line(f"tl_st_i({out.name} + {o} * {inner} + {j}, best, n);")
+    else:
+        e.line(f"tl_st_{sfx}({out.name} + {o} * {inner} + {j}, acc, n);")
+    e.close()
+    e.close()
+
+
+def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
+    """C[i, :] = acc[i, :] (or 0), then C[i, :] += A[i, k] * B[k, :] for k ascending, TL_L
+    columns per vector; float lanes use the table's fma (a true FMA on AVX2/AVX-512, a
+    multiply then an add on SSE2); int lanes wrap. Rows [0, M4) x columns [0, N2) run in
+    register blocks of 4 rows x 2 vectors; every element still sees the same k-ascending
+    sequence of operations, so blocked and plain parts are bit-identical."""
+    a, b = e.tile(op.operands[0]), e.tile(op.operands[1])
+    acc = e.tile(op.operands[2]) if op.attr("has_acc", False) else None
+    out = e.result_tile(op)
+    M, K = a.type.shape
+    N = b.type.shape[1]
+    kind = out.kind
+    sfx, vt = lanes.SUFFIX[kind], lanes.VEC[kind]
+    L = e.lanes
+    M4, N2 = M // 4 * 4, N // (2 * L) * (2 * L)
+
+    def init(row: str, col: str, n: str) -> str:
+        if acc is None:
+            return lanes.SPLAT[kind].format("0")
+        v = f"tl_ld_{sfx}({acc.name} + ({row}) * {N} + {col}, {n})"
+        return lanes.cast(v, acc.type.dtype, out.type.dtype) if acc.kind != kind else v
+
+    def step(c: str, av: str, bv: str) -> str:
+        if kind == "f":
+            return f"{c} = tl_fma({av}, {bv}, {c});"
+        u = lanes.UNSIGNED[kind]
+        return f"{c} = ({vt})(({u}){c} + ({u}){av} * ({u}){bv});"
+
+    def finish(c: str) -> str:
+        if out.type.dtype in (DType.float16, DType.bfloat16):
+            return f"tl_v_round_{'f16' if out.type.dtype is DType.float16 else 'bf16'}({c})"
+        return c
+
+    if M4 and N2:
+        i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
+        e.open(f"for (int64_t {i} = 0; {i} < {M4}; {i} += 4)")
+        e.open(f"for (int64_t {j} = 0; {j} < {N2}; {j} += 2 * TL_L)")
+        for r in range(4):
+            for h in range(2):
+                e.line(f"{vt} c{r}{h} = {init(f'{i} + {r}', f'{j} + {h} * TL_L', 'TL_L')};")
+        e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
+        e.line(f"const {vt} b0 = tl_ld_{sfx}({b.name} + {kk} * {N} + {j}, TL_L);")
+        e.line(f"const {vt} b1 = tl_ld_{sfx}({b.name} + {kk} * {N} + {j} + TL_L, TL_L);")
+        for r in range(4):
+            e.line(f"const {vt} a{r} = {lanes.SPLAT[kind].format(f'{a.name}[({i} + {r}) * {K} + {kk}]')};")
+            e.line(step(f"c{r}0", f"a{r}", "b0") + " " + step(f"c{r}1", f"a{r}", "b1"))
+        e.close()
+        for r in range(4):
+            for h in range(2):
+                e.line(f"tl_st_{sfx}({out.name} + ({i} + {r}) * {N} + {j} + {h} * TL_L, {finish(f'c{r}{h}')}, TL_L);")
+        e.close()
+        e.close()
+    i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
+    e.open(f"for (int64_t {i} = 0; {i} < {M}; ++{i})")
+    start = f"({i} < {M4} ? {N2} : 0)" if M4 and N2 else "0"
+    e.open(f"for (int64_t {j} = {start}; {j} < {N}; {j} += TL_L)")
+    e.line(f"const int64_t n = tl_lanes({N} - {j});")
+    e.line(f"{vt} c = {init(i, j, 'n')};")
+    e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
+    av = lanes.SPLAT[kind].format(f"{a.name}[{i} * {K} + {kk}]")
+    e.line(step("c", av, f"tl_ld_{sfx}({b.name} + {kk} * {N} + {j}, n)"))
+    e.close()
+    e.line(f"tl_st_{sfx}({out.name} + {i} * {N} + {j}, {finish('c')}, n);")
+    e.close()
+    e.close()
+
+
+_SCOMB = {"sum": {"f": "{a} + {x}", "i": "(int32_t)((uint32_t){a} + (uint32_t){x})",
+                  "l": "(int64_t)((uint64_t){a} + (uint64_t){x})"},
+          "max": {"f": "tl_maxf({a}, {x})", "i": "({x} > {a} ? {x} : {a})", "l": "({x} > {a} ? {x} : {a})"},
+          "min": {"f": "tl_minf({a}, {x})", "i": "({x} < {a} ? {x} : {a})", "l": "({x} < {a} ? {x} : {a})"}}
+
+
+def _reduce_row(e: KernelEmitter, src: Tile, out: Tile, rop: str, outer: int, n: int, k: str) -> None:
+    """Reduction along a contiguous row (inner == 1, n >= 2 lanes): TL_L lane-partial results
+    over whole vectors (lane q sees elements q, q+L, ...), combined lane 0..L-1, then the
+    n % L tail in order. max/min/argmax/argmin are exact, so equal on every variant; sums
+    differ between variants in rounding order only."""
+    sfx, vt, st = lanes.SUFFIX[k], lanes.VEC[k], lanes.SCALAR_C[k]
+    L = e.lanes
+    nv = n // L * L
+    o, r, q = e.fresh("i"), e.fresh("r"), e.fresh("q")
+    arg = rop in _TAKE
+    e.open(f"for (int64_t {o} = 0; {o} < {outer}; ++{o})")
+    e.line(f"const {src.ctype}* const p = {src.name} + {o} * {n};")
+    e.line(f"{vt} acc = tl_ld_{sfx}(p, TL_L);")
+    if arg:
+        e.line("tl_vi best = tl_iota_i();")
+    e.open(f"for (int64_t {r} = TL_L; {r} < {nv}; {r} += TL_L)")
+    e.line(f"const {vt} x = tl_ld_{sfx}(p + {r}, TL_L);")
+    if arg:
+        e.line(f"const tl_vi take = {_TAKE[rop][k].format(a='acc', x='x')};")
+        e.line(f"acc = {lanes.select(k, 'take', 'x', 'acc')};")
+        e.line(f"best = tl_sel_i(take, tl_iota_i() + (int32_t){r}, best);")
+    else:
+        e.line(f"acc = {_COMBINE[rop][k].format(a='acc', x='x')};")
+    e.close()
+    e.line(f"{st} s = acc[0];")
+    if arg:
+        fn = "tl_arg_takes_f" if k == "f" else "tl_arg_takes_l"
+        ismax = 1 if rop == "argmax" else 0
+        e.line("int32_t si = best[0];")
+        e.open(f"for (int {q} = 1; {q} < TL_L; ++{q})")
+        e.line(f"if ({fn}(acc[{q}], best[{q}], s, si, {ismax})) {{ s = acc[{q}]; si = best[{q}]; }}")
+        e.close()
+        e.open(f"for (int64_t {r} = {nv}; {r} < {n}; ++{r})")
+        e.line(f"if ({fn}(p[{r}], (int32_t){r}, s, si, {ismax})) {{ s = p[{r}]; si = (int32_t){r}; }}")
+        e.close()
+        e.line(f"{out.name}[{o}] = si;")
+    else:
+        e.line(f"for (int {q} = 1; {q} < TL_L; ++{q}) s = {_SCOMB[rop][k].format(a='s', x=f'acc[{q}]')};")
+        e.line(f"for (int64_t {r} = {nv}; {r} < {n}; ++{r}) s = {_SCOMB[rop][k].format(a='s', x=f'p[{r}]')};")
+        e.line(f"{out.name}[{o}] = s;")
+    e.close()
