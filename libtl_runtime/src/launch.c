@@ -1,0 +1,264 @@
+/* launch.c - argument checking, DLTensor -> tl_tensor_t conversion, grid resolution, launch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+
+#define TL_STACK_ARGS 32
+
+static const char* const dtype_names[TL_DTYPE_COUNT] = {"bool",    "int8",     "int32",  "int64",
+                                                        "float16", "bfloat16", "float32"};
+static const uint8_t dtype_bits[TL_DTYPE_COUNT] = {8, 8, 32, 64, 16, 16, 32};
+
+static int dtype_matches(uint32_t want, DLDataType got) {
+  if (got.lanes != 1) return 0;
+  switch (want) {
+    case TL_DTYPE_BOOL: return got.bits == 8 && (got.code == kDLBool || got.code == kDLUInt);
+    case TL_DTYPE_INT8: return got.code == kDLInt && got.bits == 8;
+    case TL_DTYPE_INT32: return got.code == kDLInt && got.bits == 32;
+    case TL_DTYPE_INT64: return got.code == kDLInt && got.bits == 64;
+    case TL_DTYPE_FLOAT16: return got.code == kDLFloat && got.bits == 16;
+    case TL_DTYPE_BFLOAT16: return got.code == kDLBfloat && got.bits == 16;
+    case TL_DTYPE_FLOAT32: return got.code == kDLFloat && got.bits == 32;
+    default: return 0;
+  }
+}
+
+static void format_dltype(DLDataType t, char* buf, size_t cap) {
+  const char* base = NULL;
+  switch (t.code) {
+    case kDLInt: base = "int"; break;
+    case kDLUInt: base = "uint"; break;
+    case kDLFloat: base = "float"; break;
+    case kDLBfloat: base = "bfloat"; break;
+    case kDLBool: base = "bool"; break;
+    default: break;
+  }
+  if (base == NULL)
+    snprintf(buf, cap, "dtype(code=%u, bits=%u)", t.code, t.bits);
+  else if (t.code == kDLBool && t.bits == 8)
+    snprintf(buf, cap, "bool");
+  else
+    snprintf(buf, cap, "%s%u", base, t.bits);
+  if (t.lanes != 1) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, cap - len, "x%u", t.lanes);
+  }
+}
+
+typedef struct {
+  uintptr_t lo, hi; /* byte extent [lo, hi); empty when the tensor has no elements */
+  int nonempty;
+  int written;
+  uint32_t param;
+} tl_extent_t;
+
+static tl_status_t arg_error(const tl_kernel_t* k, uint32_t p, const char* fmt, const char* a, const char* b) {
+  char detail[512];
+  snprintf(detail, sizeof detail, fmt, a, b);
+  return tl__set_error(k->package->runtime, TL_ERROR_INVALID_ARGUMENT, "kernel %s: argument '%s' (#%u): %s",
+                       k->desc->name, k->desc->params[p].name, p, detail);
+}
+
+static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTensor* t, tl_tensor_t* out,
+                                  tl_extent_t* ext) {
+  const tl_param_t* prm = &k->desc->params[p];
+  char want[64], got[64];
+  if (t == NULL) return arg_error(k, p, "expected a %s tensor, got NULL%s", dtype_names[prm->dtype], "");
+  if (t->device.device_type != kDLCPU) {
+    snprintf(got, sizeof got, "%d", (int)t->device.device_type);
+    return arg_error(k, p, "expected a CPU tensor (device type kDLCPU), got device type %s%s", got, "");
+  }
+  if (!dtype_matches(prm->dtype, t->dtype)) {
+    format_dltype(t->dtype, got, sizeof got);
+    return arg_error(k, p, "expected dtype %s, got %s", dtype_names[prm->dtype], got);
+  }
+  if (t->ndim < 0 || (uint32_t)t->ndim != prm->rank) {
+    snprintf(want, sizeof want, "%u", prm->rank);
+    snprintf(got, sizeof got, "%d", (int)t->ndim);
+    return arg_error(k, p, "expected rank %s, got rank %s", want, got);
+  }
+  int ndim = t->ndim;
+  if (ndim > 0 && t->shape == NULL) return arg_error(k, p, "shape is NULL%s%s", "", "");
+  int64_t contiguous[TL_MAX_RANK];
+  const int64_t* strides = t->strides;
+  int empty = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (t->shape[d] < 0) {
+      snprintf(want, sizeof want, "%d", d);
+      snprintf(got, sizeof got, "%lld", (long long)t->shape[d]);
+      return arg_error(k, p, "shape[%s] must be >= 0, got %s", want, got);
+    }
+    if (t->shape[d] == 0) empty = 1;
+  }
+  if (strides == NULL) {
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; --d) {
+      contiguous[d] = s;
+      if (t->shape[d] > 0 && s > INT64_MAX / t->shape[d]) return arg_error(k, p, "shape is too large%s%s", "", "");
+      s *= t->shape[d] > 0 ? t->shape[d] : 1;
+    }
+    strides = contiguous;
+  }
+  size_t itemsize = dtype_bits[prm->dtype] / 8;
+  char* data = (char*)t->data;
+  if (data == NULL && !empty) return arg_error(k, p, "data is NULL but the tensor has elements%s%s", "", "");
+  if (data != NULL) data += t->byte_offset;
+  __int128 lo = 0, hi = 0;
+  for (int d = 0; d < ndim; ++d) {
+    __int128 span = (__int128)strides[d] * (t->shape[d] > 0 ? t->shape[d] - 1 : 0);
+    if (span < 0) lo += span; else hi += span;
+  }
+  lo *= (__int128)itemsize;
+  hi = (hi + 1) * (__int128)itemsize;
+  ext->nonempty = !empty;
+  ext->lo = ext->hi = 0;
+  if (!empty) {
+    __int128 base = (__int128)(uintptr_t)data;
+    if (base + lo < 0 || base + hi > (__int128)UINTPTR_MAX)
+      return arg_error(k, p, "strides reach outside the address space%s%s", "", "");
+    ext->lo = (uintptr_t)(base + lo);
+    ext->hi = (uintptr_t)(base + hi);
+  }
+  ext->written = (prm->access & TL_ACCESS_WRITE) != 0;
+  ext->param = p;
+  out->data = data;
+  for (int d = 0; d < TL_MAX_RANK; ++d) {
+    out->shape[d] = d < ndim ? t->shape[d] : 1;
+    out->strides[d] = d < ndim ? strides[d] : 0;
+  }
+  return TL_OK;
+}
+
+static int same_view(const tl_tensor_t* a, const tl_tensor_t* b, uint32_t rank) {
+  if (a->data != b->data) return 0;
+  for (uint32_t d = 0; d < rank; ++d)
+    if (a->shape[d] != b->shape[d] || (a->shape[d] > 1 && a->strides[d] != b->strides[d])) return 0;
+  return 1;
+}
+
+static tl_status_t check_scalar(const tl_kernel_t* k, uint32_t p, const tl_value_t* v, tl_arg_t* out) {
+  const tl_param_t* prm = &k->desc->params[p];
+  char got[64];
+  switch (prm->dtype) {
+    case TL_DTYPE_BOOL: out->i64 = v->i64 != 0; break;
+    case TL_DTYPE_INT8:
+      if (v->i64 < -128 || v->i64 > 127) {
+        snprintf(got, sizeof got, "%lld", (long long)v->i64);
+        return arg_error(k, p, "int8 scalar out of range [-128, 127]: %s%s", got, "");
+      }
+      out->i64 = v->i64;
+      break;
+    case TL_DTYPE_INT32:
+      if (v->i64 < INT32_MIN || v->i64 > INT32_MAX) {
+        snprintf(got, sizeof got, "%lld", (long long)v->i64);
+        return arg_error(k, p, "int32 scalar out of range: %s%s", got, "");
+      }
+      out->i64 = v->i64;
+      break;
+    case TL_DTYPE_INT64: out->i64 = v->i64; break;
+    default: out->f64 = v->f64; break;
+  }
+  return TL_OK;
+}
+
+TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                    const tl_launch_options_t* options) {
+  if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  const tl_kernel_desc_t* desc = kernel->desc;
+  tl_runtime_t* rt = kernel->package->runtime;
+  if (num_args != desc->num_params)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s takes %u arguments, got %u", desc->name,
+                         desc->num_params, num_args);
+  if (num_args > 0 && args == NULL)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: args is NULL", desc->name);
+  if (options != NULL && options->struct_size != sizeof(tl_launch_options_t))
+    return tl__set_error(rt, TL_ERROR_VERSION, "kernel %s: tl_launch_options_t.struct_size is %u, expected %zu "
+                         "(call tl_launch_options_initialize)", desc->name, options->struct_size,
+                         sizeof(tl_launch_options_t));
+
+  tl_arg_t stack_args[TL_STACK_ARGS];
+  tl_tensor_t stack_tensors[TL_STACK_ARGS];
+  tl_extent_t stack_ext[TL_STACK_ARGS];
+  tl_arg_t* cargs = stack_args;
+  tl_tensor_t* tensors = stack_tensors;
+  tl_extent_t* ext = stack_ext;
+  void* heap = NULL;
+  if (num_args > TL_STACK_ARGS) {
+    size_t n = num_args;
+    heap = malloc(n * (sizeof *cargs + sizeof *tensors + sizeof *ext));
+    if (heap == NULL) return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory", desc->name);
+    tensors = (tl_tensor_t*)heap;
+    cargs = (tl_arg_t*)(tensors + n);
+    ext = (tl_extent_t*)(cargs + n);
+  }
+  tl_status_t st = TL_OK;
+  uint32_t ntensors = 0;
+  for (uint32_t i = 0; i < num_args; ++i) {
+    if (desc->params[i].kind == TL_PARAM_TENSOR) {
+      st = convert_tensor(kernel, i, args[i].tensor, &tensors[ntensors], &ext[ntensors]);
+      if (st != TL_OK) goto done;
+      cargs[i].tensor = &tensors[ntensors];
+      ntensors++;
+    } else {
+      st = check_scalar(kernel, i, &args[i], &cargs[i]);
+      if (st != TL_OK) goto done;
+    }
+  }
+  /* a written tensor may not share memory with any other argument, unless it is the exact same view */
+  for (uint32_t a = 0; a < ntensors; ++a) {
+    if (!ext[a].written || !ext[a].nonempty) continue;
+    for (uint32_t b = 0; b < ntensors; ++b) {
+      if (b == a || !ext[b].nonempty) continue;
+      if (ext[a].lo < ext[b].hi && ext[b].lo < ext[a].hi) {
+        const tl_param_t* pa = &desc->params[ext[a].param];
+        const tl_param_t* pb = &desc->params[ext[b].param];
+        if (pa->dtype == pb->dtype && pa->rank == pb->rank && same_view(&tensors[a], &tensors[b], pa->rank)) continue;
+        st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
+                           "kernel %s: argument '%s' is written by the kernel and overlaps the memory of argument '%s'; "
+                           "pass non-overlapping tensors (or the exact same view)",
+                           desc->name, pa->name, pb->name);
+        goto done;
+      }
+    }
+  }
+
+  tl_grid_t grid;
+  if (options != NULL && options->has_grid) {
+    for (int d = 0; d < TL_MAX_GRID; ++d) grid.size[d] = options->grid[d];
+  } else {
+    if (desc->grid == NULL || desc->grid(cargs, &grid) != 0) {
+      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s has no grid rule; pass a grid", desc->name);
+      goto done;
+    }
+  }
+  int64_t total = 1;
+  for (int d = 0; d < TL_MAX_GRID; ++d) {
+    if (grid.size[d] < 0) {
+      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: grid (%lld, %lld, %lld) has a negative size",
+                         desc->name, (long long)grid.size[0], (long long)grid.size[1], (long long)grid.size[2]);
+      goto done;
+    }
+  }
+  for (int d = 0; d < TL_MAX_GRID; ++d) {
+    if (grid.size[d] == 0) { total = 0; break; }
+    if (total > INT64_MAX / grid.size[d]) {
+      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: grid (%lld, %lld, %lld) is too large", desc->name,
+                         (long long)grid.size[0], (long long)grid.size[1], (long long)grid.size[2]);
+      goto done;
+    }
+    total *= grid.size[d];
+  }
+  if (total == 0) goto done;
+
+  tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes};
+  int32_t r = tl__run_job(rt, &job);
+  if (r == TL_JOB_ENOMEM)
+    st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory allocating %llu bytes of workspace",
+                       desc->name, (unsigned long long)desc->workspace_bytes);
+  else if (r != 0)
+    st = tl__set_error(rt, TL_ERROR_INTERNAL, "kernel %s failed: its entry returned %d", desc->name, (int)r);
+done:
+  free(heap);
+  return st;
+}

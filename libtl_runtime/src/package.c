@@ -1,0 +1,596 @@
+/* package.c - opening .tlpkg archives (libarchive + jansson + SHA-256) and bundles (dlopen). */
+#include <archive.h>
+#include <archive_entry.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <jansson.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define TL_MAX_ENTRY_BYTES ((int64_t)1 << 30)
+#define TL_MAX_ENTRIES 65536
+
+static const char* const dtype_names[TL_DTYPE_COUNT] = {"bool",    "int8",     "int32",  "int64",
+                                                        "float16", "bfloat16", "float32"};
+
+/* ------------------------------------------------------------------------------------------ */
+/* archive reading */
+
+typedef struct {
+  char* name;
+  unsigned char* data;
+  size_t size;
+} tl_entry_t;
+
+typedef struct {
+  tl_entry_t* items;
+  size_t count;
+  size_t cap;
+} tl_entries_t;
+
+static void entries_free(tl_entries_t* e) {
+  for (size_t i = 0; i < e->count; ++i) {
+    free(e->items[i].name);
+    free(e->items[i].data);
+  }
+  free(e->items);
+  memset(e, 0, sizeof *e);
+}
+
+static const tl_entry_t* entries_find(const tl_entries_t* e, const char* name) {
+  for (size_t i = 0; i < e->count; ++i)
+    if (strcmp(e->items[i].name, name) == 0) return &e->items[i];
+  return NULL;
+}
+
+/* Relative, '/'-separated, no empty/"."/".." components, no backslash, no NUL. */
+static int entry_name_ok(const char* name) {
+  if (name == NULL || name[0] == '\0' || name[0] == '/' || strchr(name, '\\') != NULL) return 0;
+  if (strlen(name) >= 2 && name[1] == ':') return 0; /* drive letter */
+  const char* p = name;
+  while (*p) {
+    size_t len = strcspn(p, "/");
+    if (len == 0 && p[len] == '/') return 0;                  /* "a//b" */
+    if (len == 2 && p[0] == '.' && p[1] == '.') return 0;
+    if (len == 1 && p[0] == '.') return 0;
+    p += len;
+    if (*p == '/') ++p;
+  }
+  return 1;
+}
+
+static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t* out) {
+  struct archive* a = archive_read_new();
+  if (a == NULL) return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "out of memory opening %s", path);
+  tl_status_t st = TL_OK;
+  archive_read_support_format_zip_seekable(a);
+  if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
+    st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive: %s", path,
+                       archive_error_string(a) ? archive_error_string(a) : "unreadable");
+    goto done;
+  }
+  for (;;) {
+    struct archive_entry* ent = NULL;
+    int r = archive_read_next_header(a, &ent);
+    if (r == ARCHIVE_EOF) break;
+    if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive: %s", path,
+                         archive_error_string(a) ? archive_error_string(a) : "bad header");
+      goto done;
+    }
+    const char* name = archive_entry_pathname(ent);
+    if (name == NULL) name = "";
+    if (archive_entry_filetype(ent) == AE_IFDIR) {
+      if (!entry_name_ok(name)) {
+        st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: unsafe entry name '%s' (absolute or containing '..')", path, name);
+        goto done;
+      }
+      continue;
+    }
+    if (!entry_name_ok(name)) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: unsafe entry name '%s' (absolute or containing '..')", path, name);
+      goto done;
+    }
+    if (archive_entry_filetype(ent) != AE_IFREG) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is not a regular file", path, name);
+      goto done;
+    }
+    if (entries_find(out, name) != NULL) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: duplicate entry '%s'", path, name);
+      goto done;
+    }
+    if (out->count >= TL_MAX_ENTRIES) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: too many entries (more than %d)", path, TL_MAX_ENTRIES);
+      goto done;
+    }
+    int64_t declared = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+    if (declared > TL_MAX_ENTRY_BYTES) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is too large (%lld bytes, limit %lld)", path,
+                         name, (long long)declared, (long long)TL_MAX_ENTRY_BYTES);
+      goto done;
+    }
+    if (out->count == out->cap) {
+      size_t cap = out->cap ? out->cap * 2 : 16;
+      tl_entry_t* items = (tl_entry_t*)realloc(out->items, cap * sizeof *items);
+      if (items == NULL) {
+        st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        goto done;
+      }
+      out->items = items;
+      out->cap = cap;
+    }
+    tl_entry_t* e = &out->items[out->count];
+    memset(e, 0, sizeof *e);
+    e->name = strdup(name);
+    size_t cap = declared > 0 ? (size_t)declared : 4096;
+    e->data = (unsigned char*)malloc(cap ? cap : 1);
+    if (e->name == NULL || e->data == NULL) {
+      free(e->name);
+      free(e->data);
+      st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%s'", path, name);
+      goto done;
+    }
+    out->count++;
+    for (;;) {
+      if (e->size == cap) {
+        if ((int64_t)cap >= TL_MAX_ENTRY_BYTES) {
+          st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is too large (limit %lld bytes)", path, name,
+                             (long long)TL_MAX_ENTRY_BYTES);
+          goto done;
+        }
+        size_t ncap = cap * 2;
+        if ((int64_t)ncap > TL_MAX_ENTRY_BYTES + 1) ncap = (size_t)TL_MAX_ENTRY_BYTES + 1;
+        unsigned char* nd = (unsigned char*)realloc(e->data, ncap);
+        if (nd == NULL) {
+          st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%s'", path, name);
+          goto done;
+        }
+        e->data = nd;
+        cap = ncap;
+      }
+      la_ssize_t n = archive_read_data(a, e->data + e->size, cap - e->size);
+      if (n == 0) break;
+      if (n < 0) {
+        if (n == ARCHIVE_WARN) break; /* e.g. CRC mismatch: the SHA-256 check reports it precisely */
+        st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is corrupt or truncated: %s", path, name,
+                           archive_error_string(a) ? archive_error_string(a) : "read error");
+        goto done;
+      }
+      e->size += (size_t)n;
+    }
+    if (declared >= 0 && (int64_t)e->size != declared) {
+      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is truncated (%zu of %lld bytes)", path, name,
+                         e->size, (long long)declared);
+      goto done;
+    }
+  }
+done:
+  archive_read_free(a);
+  return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* manifest checks */
+
+static void sha256_hex(const unsigned char* data, size_t size, char out[65]) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data, size, md, &len, EVP_sha256(), NULL) != 1 || len != 32) {
+    out[0] = '\0';
+    return;
+  }
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < 32; ++i) {
+    out[2 * i] = hex[md[i] >> 4];
+    out[2 * i + 1] = hex[md[i] & 15];
+  }
+  out[64] = '\0';
+}
+
+/* Reads a JSON array of small non-negative integers into v (missing entries 0). */
+static int json_version(json_t* arr, int n, long long* v) {
+  if (!json_is_array(arr) || json_array_size(arr) < 2 || json_array_size(arr) > (size_t)n) return 0;
+  for (int i = 0; i < n; ++i) v[i] = 0;
+  for (size_t i = 0; i < json_array_size(arr); ++i) {
+    json_t* x = json_array_get(arr, i);
+    if (!json_is_integer(x) || json_integer_value(x) < 0) return 0;
+    v[i] = json_integer_value(x);
+  }
+  return 1;
+}
+
+static tl_status_t verify_payload(tl_runtime_t* rt, const char* pkg, const tl_entries_t* entries, json_t* item,
+                                  const char* list, const tl_entry_t** out_entry) {
+  json_t* jpath = json_object_get(item, "path");
+  json_t* jsize = json_object_get(item, "size");
+  json_t* jsha = json_object_get(item, "sha256");
+  if (!json_is_string(jpath) || !json_is_integer(jsize) || !json_is_string(jsha))
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
+                         "%s: manifest '%s' entry needs string 'path', integer 'size' and string 'sha256'", pkg, list);
+  const char* path = json_string_value(jpath);
+  const tl_entry_t* e = entries_find(entries, path);
+  if (e == NULL)
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest lists '%s' but the archive has no such entry", pkg,
+                         path);
+  if ((json_int_t)e->size != json_integer_value(jsize))
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' has %zu bytes but the manifest says %lld", pkg, path,
+                         e->size, (long long)json_integer_value(jsize));
+  char hex[65];
+  sha256_hex(e->data, e->size, hex);
+  if (strcasecmp(hex, json_string_value(jsha)) != 0)
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
+                         "%s: entry '%s' is corrupt: sha256 mismatch (manifest %.64s, actual %s)", pkg, path,
+                         json_string_value(jsha), hex);
+  if (out_entry) *out_entry = e;
+  return TL_OK;
+}
+
+/* The kernels of the manifest must be exactly the bundle's, with the same parameters. */
+static tl_status_t check_kernels(tl_runtime_t* rt, const char* pkg, json_t* kernels, const tl_bundle_t* b) {
+  if (!json_is_array(kernels))
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest 'kernels' must be an array", pkg);
+  if (json_array_size(kernels) != b->num_kernels)
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest lists %zu kernels but bundle '%s' has %u", pkg,
+                         json_array_size(kernels), b->target ? b->target : "?", b->num_kernels);
+  for (size_t i = 0; i < json_array_size(kernels); ++i) {
+    json_t* k = json_array_get(kernels, i);
+    json_t* jname = json_object_get(k, "name");
+    if (!json_is_string(jname))
+      return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest kernel %zu has no 'name'", pkg, i);
+    const char* name = json_string_value(jname);
+    const tl_kernel_desc_t* d = NULL;
+    for (uint32_t j = 0; j < b->num_kernels; ++j)
+      if (strcmp(b->kernels[j].name, name) == 0) d = &b->kernels[j];
+    if (d == NULL)
+      return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest kernel '%s' is missing from bundle '%s'", pkg, name,
+                           b->target ? b->target : "?");
+    json_t* params = json_object_get(k, "params");
+    if (params == NULL) continue;
+    if (!json_is_array(params) || json_array_size(params) != d->num_params)
+      return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
+                           "%s: kernel '%s': manifest has %zu params but the bundle has %u", pkg, name,
+                           json_is_array(params) ? json_array_size(params) : (size_t)0, d->num_params);
+    for (uint32_t p = 0; p < d->num_params; ++p) {
+      json_t* jp = json_array_get(params, p);
+      json_t* pn = json_object_get(jp, "name");
+      json_t* pd = json_object_get(jp, "dtype");
+      json_t* pr = json_object_get(jp, "rank");
+      const tl_param_t* bp = &d->params[p];
+      if ((pn && (!json_is_string(pn) || strcmp(json_string_value(pn), bp->name) != 0)) ||
+          (pd && (!json_is_string(pd) || strcmp(json_string_value(pd), dtype_names[bp->dtype]) != 0)) ||
+          (pr && (!json_is_integer(pr) || json_integer_value(pr) != (json_int_t)bp->rank)))
+        return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
+                             "%s: kernel '%s' param %u: manifest and bundle disagree (bundle: %s %s rank %u)", pkg,
+                             name, p, bp->name, dtype_names[bp->dtype], bp->rank);
+    }
+  }
+  return TL_OK;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* bundle tables */
+
+static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const tl_bundle_t* b) {
+  if (b == NULL)
+    return tl__set_error(rt, TL_ERROR_VERSION, "%s: tl_bundle_query refused ABI version %u (bundle built for another ABI)",
+                         what, TL_BUNDLE_ABI_VERSION);
+  if (b->abi_version != TL_BUNDLE_ABI_VERSION)
+    return tl__set_error(rt, TL_ERROR_VERSION, "%s: bundle ABI version %u, this runtime needs %u", what,
+                         b->abi_version, TL_BUNDLE_ABI_VERSION);
+  if (b->struct_size != sizeof(tl_bundle_t) || b->kernel_desc_size != sizeof(tl_kernel_desc_t) ||
+      b->param_size != sizeof(tl_param_t) || b->tensor_size != sizeof(tl_tensor_t))
+    return tl__set_error(rt, TL_ERROR_VERSION,
+                         "%s: bundle struct sizes (bundle %u, kernel %u, param %u, tensor %u) differ from the runtime's "
+                         "(%zu, %zu, %zu, %zu)",
+                         what, b->struct_size, b->kernel_desc_size, b->param_size, b->tensor_size, sizeof(tl_bundle_t),
+                         sizeof(tl_kernel_desc_t), sizeof(tl_param_t), sizeof(tl_tensor_t));
+  if (b->num_kernels > 0 && b->kernels == NULL)
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle has %u kernels but no kernel table", what, b->num_kernels);
+  for (uint32_t i = 0; i < b->num_kernels; ++i) {
+    const tl_kernel_desc_t* d = &b->kernels[i];
+    if (d->name == NULL || d->entry == NULL || (d->num_params > 0 && d->params == NULL))
+      return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle kernel %u is incomplete (name, entry or params NULL)",
+                           what, i);
+    for (uint32_t j = 0; j < i; ++j)
+      if (strcmp(b->kernels[j].name, d->name) == 0)
+        return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle has two kernels named '%s'", what, d->name);
+    for (uint32_t p = 0; p < d->num_params; ++p) {
+      const tl_param_t* prm = &d->params[p];
+      if (prm->name == NULL || prm->kind > TL_PARAM_SCALAR || prm->dtype >= TL_DTYPE_COUNT ||
+          prm->rank > TL_MAX_RANK || prm->access > TL_ACCESS_READWRITE ||
+          (prm->kind == TL_PARAM_SCALAR && prm->rank != 0))
+        return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: kernel '%s' param %u has an invalid descriptor", what,
+                             d->name, p);
+    }
+  }
+  return TL_OK;
+}
+
+static void package_free(tl_package_t* pkg) {
+  if (pkg == NULL) return;
+  if (pkg->dl_handle) dlclose(pkg->dl_handle);
+  if (pkg->memfd >= 0) close(pkg->memfd);
+  free(pkg->kernels);
+  free(pkg->target);
+  free(pkg);
+}
+
+/* Takes ownership of handle and memfd (closed on failure). */
+tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what, tl_package_t** out) {
+  tl_package_t* pkg = (tl_package_t*)calloc(1, sizeof *pkg);
+  if (pkg == NULL) {
+    dlclose(handle);
+    if (memfd >= 0) close(memfd);
+    return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+  }
+  pkg->runtime = rt;
+  pkg->dl_handle = handle;
+  pkg->memfd = memfd;
+  tl_bundle_query_fn_t query = NULL;
+  void* sym = dlsym(handle, TL_BUNDLE_QUERY_SYMBOL);
+  memcpy(&query, &sym, sizeof query);
+  if (query == NULL) {
+    package_free(pkg);
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle does not export %s", what, TL_BUNDLE_QUERY_SYMBOL);
+  }
+  static const tl_host_env_t env = {sizeof(tl_host_env_t), TL_BUNDLE_ABI_VERSION, NULL};
+  const tl_bundle_t* b = query(TL_BUNDLE_ABI_VERSION, &env);
+  tl_status_t st = check_bundle_table(rt, what, b);
+  if (st != TL_OK) {
+    package_free(pkg);
+    return st;
+  }
+  char missing[64];
+  if (!tl__features_subset(b->features, rt->cpu_features, missing, sizeof missing)) {
+    /* the message reads the bundle's strings: set it before dlclose */
+    st = tl__set_error(rt, TL_ERROR_UNSUPPORTED, "%s: bundle '%s' needs CPU feature '%s' which this CPU lacks (has: %s)",
+                       what, b->target ? b->target : "?", missing, rt->cpu_features);
+    package_free(pkg);
+    return st;
+  }
+  pkg->bundle = b;
+  pkg->target = strdup(b->target ? b->target : "");
+  pkg->num_kernels = b->num_kernels;
+  pkg->kernels = (tl_kernel_t*)calloc(b->num_kernels ? b->num_kernels : 1, sizeof(tl_kernel_t));
+  if (pkg->target == NULL || pkg->kernels == NULL) {
+    package_free(pkg);
+    return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+  }
+  for (uint32_t i = 0; i < b->num_kernels; ++i) {
+    pkg->kernels[i].desc = &b->kernels[i];
+    pkg->kernels[i].package = pkg;
+  }
+  *out = pkg;
+  return TL_OK;
+}
+
+static tl_status_t load_from_memory(tl_runtime_t* rt, const char* what, const char* variant, const unsigned char* data,
+                                    size_t size, tl_package_t** out) {
+  char label[96];
+  snprintf(label, sizeof label, "tl-bundle:%s", variant);
+  int fd = memfd_create(label, MFD_CLOEXEC);
+  if (fd < 0)
+    return tl__set_error(rt, TL_ERROR_INTERNAL, "%s: memfd_create failed: %s", what, strerror(errno));
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      close(fd);
+      return tl__set_error(rt, TL_ERROR_INTERNAL, "%s: writing the bundle to memory failed: %s", what, strerror(err));
+    }
+    done += (size_t)n;
+  }
+  char fdpath[64];
+  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
+  void* handle = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL) {
+    const char* err = dlerror();
+    close(fd);
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: cannot load bundle '%s': %s", what, variant,
+                         err ? err : "dlopen failed");
+  }
+  return tl__package_from_handle(rt, handle, fd, what, out);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+  if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "out_package is NULL");
+  *out_package = NULL;
+  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "package path is NULL");
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: cannot open package: %s", path, strerror(errno));
+  if (S_ISDIR(sb.st_mode))
+    return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "%s: is a directory, not a .tlpkg file", path);
+  if (!S_ISREG(sb.st_mode))
+    return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
+  if (sb.st_size == 0) return tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: empty file, not a .tlpkg archive", path);
+
+  tl_entries_t entries = {NULL, 0, 0};
+  json_t* root = NULL;
+  tl_status_t st = read_archive(runtime, path, &entries);
+  if (st != TL_OK) goto done;
+
+  const tl_entry_t* me = entries_find(&entries, "manifest.json");
+  if (me == NULL) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: no manifest.json in the archive", path);
+    goto done;
+  }
+  json_error_t jerr;
+  root = json_loadb((const char*)me->data, me->size, JSON_REJECT_DUPLICATES, &jerr);
+  if (root == NULL || !json_is_object(root)) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest.json is not valid JSON: %s (line %d)", path,
+                       root ? "not an object" : jerr.text, root ? 0 : jerr.line);
+    goto done;
+  }
+  json_t* fmt = json_object_get(root, "format");
+  if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "tlpkg") != 0) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest 'format' must be \"tlpkg\"", path);
+    goto done;
+  }
+  long long fv[2], rv[3];
+  if (!json_version(json_object_get(root, "format_version"), 2, fv)) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest 'format_version' must be [major, minor]", path);
+    goto done;
+  }
+  if (fv[0] != TL_PACKAGE_FORMAT_MAJOR) {
+    st = tl__set_error(runtime, TL_ERROR_VERSION,
+                       "%s: package format version %lld.%lld is not supported by this runtime (format %d.%d, runtime %s)",
+                       path, fv[0], fv[1], TL_PACKAGE_FORMAT_MAJOR, TL_PACKAGE_FORMAT_MINOR, tl_runtime_version());
+    goto done;
+  }
+  json_t* jrv = json_object_get(root, "min_runtime_version");
+  if (jrv != NULL) {
+    if (!json_version(jrv, 3, rv)) {
+      st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest 'min_runtime_version' must be [major, minor, patch]",
+                         path);
+      goto done;
+    }
+    long long have[3] = {TL_RUNTIME_VERSION_MAJOR, TL_RUNTIME_VERSION_MINOR, TL_RUNTIME_VERSION_PATCH};
+    int cmp = 0;
+    for (int i = 0; i < 3 && cmp == 0; ++i) cmp = (rv[i] > have[i]) - (rv[i] < have[i]);
+    if (cmp > 0) {
+      st = tl__set_error(runtime, TL_ERROR_VERSION, "%s: package needs runtime version >= %lld.%lld.%lld, this runtime is %s",
+                         path, rv[0], rv[1], rv[2], tl_runtime_version());
+      goto done;
+    }
+  }
+  json_t* bundles = json_object_get(root, "bundles");
+  json_t* files = json_object_get(root, "files");
+  if (!json_is_array(bundles) || json_array_size(bundles) == 0) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest 'bundles' must be a non-empty array", path);
+    goto done;
+  }
+  if (files != NULL && !json_is_array(files)) {
+    st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: manifest 'files' must be an array", path);
+    goto done;
+  }
+  for (size_t i = 0; files && i < json_array_size(files); ++i) {
+    st = verify_payload(runtime, path, &entries, json_array_get(files, i), "files", NULL);
+    if (st != TL_OK) goto done;
+  }
+  const tl_entry_t* best = NULL;
+  const char* best_variant = NULL;
+  long long best_priority = 0;
+  char available[512] = "";
+  for (size_t i = 0; i < json_array_size(bundles); ++i) {
+    json_t* b = json_array_get(bundles, i);
+    const tl_entry_t* e = NULL;
+    st = verify_payload(runtime, path, &entries, b, "bundles", &e);
+    if (st != TL_OK) goto done;
+    json_t* jvar = json_object_get(b, "variant");
+    json_t* jarch = json_object_get(b, "arch");
+    json_t* jfeat = json_object_get(b, "features");
+    json_t* jprio = json_object_get(b, "priority");
+    if (!json_is_string(jvar) || !json_is_string(jarch) || (jfeat && !json_is_array(jfeat)) ||
+        (jprio && !json_is_integer(jprio))) {
+      st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE,
+                         "%s: manifest bundle %zu needs string 'variant' and 'arch', array 'features', integer 'priority'",
+                         path, i);
+      goto done;
+    }
+    size_t alen = strlen(available);
+    snprintf(available + alen, sizeof available - alen, "%s%s", alen ? ", " : "", json_string_value(jvar));
+    if (strcmp(json_string_value(jarch), tl__host_arch()) != 0) continue;
+    int ok = 1;
+    for (size_t f = 0; jfeat && f < json_array_size(jfeat); ++f) {
+      json_t* jf = json_array_get(jfeat, f);
+      if (!json_is_string(jf) || !tl__has_feature(runtime->cpu_features, json_string_value(jf))) ok = 0;
+    }
+    if (!ok) continue;
+    long long prio = jprio ? json_integer_value(jprio) : 0;
+    if (best == NULL || prio > best_priority) {
+      best = e;
+      best_variant = json_string_value(jvar);
+      best_priority = prio;
+    }
+  }
+  if (best == NULL) {
+    st = tl__set_error(runtime, TL_ERROR_UNSUPPORTED,
+                       "%s: no bundle for this machine (arch %s, CPU features %s); package has: %s", path,
+                       tl__host_arch(), runtime->cpu_features, available);
+    goto done;
+  }
+  tl_package_t* pkg = NULL;
+  st = load_from_memory(runtime, path, best_variant, best->data, best->size, &pkg);
+  if (st != TL_OK) goto done;
+  st = check_kernels(runtime, path, json_object_get(root, "kernels"), pkg->bundle);
+  if (st != TL_OK) {
+    package_free(pkg);
+    goto done;
+  }
+  *out_package = pkg;
+done:
+  json_decref(root);
+  entries_free(&entries);
+  return st;
+}
+
+TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+  if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "out_package is NULL");
+  *out_package = NULL;
+  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "bundle path is NULL");
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: cannot open bundle: %s", path, strerror(errno));
+  if (!S_ISREG(sb.st_mode))
+    return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
+  /* dlopen needs a path with a slash to avoid the library search path */
+  char* full = realpath(path, NULL);
+  if (full == NULL) return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: %s", path, strerror(errno));
+  void* handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
+  free(full);
+  if (handle == NULL) {
+    const char* err = dlerror();
+    return tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: cannot load bundle: %s", path, err ? err : "dlopen failed");
+  }
+  return tl__package_from_handle(runtime, handle, -1, path, out_package);
+}
+
+TL_API void tl_package_release(tl_package_t* package) { package_free(package); }
+
+TL_API const char* tl_package_target(const tl_package_t* package) {
+  return package != NULL && package->target != NULL ? package->target : "";
+}
+
+TL_API uint32_t tl_package_kernel_count(const tl_package_t* package) {
+  return package != NULL ? package->num_kernels : 0;
+}
+
+TL_API const char* tl_package_kernel_name(const tl_package_t* package, uint32_t index) {
+  if (package == NULL || index >= package->num_kernels) return NULL;
+  return package->kernels[index].desc->name;
+}
+
+TL_API tl_status_t tl_package_kernel(tl_package_t* package, const char* name, tl_kernel_t** out_kernel) {
+  if (out_kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  *out_kernel = NULL;
+  if (package == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  if (name == NULL) return tl__set_error(package->runtime, TL_ERROR_INVALID_ARGUMENT, "kernel name is NULL");
+  for (uint32_t i = 0; i < package->num_kernels; ++i) {
+    if (strcmp(package->kernels[i].desc->name, name) == 0) {
+      *out_kernel = &package->kernels[i];
+      return TL_OK;
+    }
+  }
+  char names[512] = "";
+  for (uint32_t i = 0; i < package->num_kernels; ++i) {
+    size_t len = strlen(names);
+    snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", package->kernels[i].desc->name);
+  }
+  return tl__set_error(package->runtime, TL_ERROR_NOT_FOUND, "no kernel '%s' in package (target %s); kernels: %s", name,
+                       package->target, names);
+}
+
+TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel) { return kernel ? kernel->desc : NULL; }
