@@ -4,7 +4,7 @@ import pytest
 from scipy.special import erfc
 
 import tl.ops as ops
-from conftest import BF16, FLOATS, check, f64, poisoned, rand
+from ops_helpers import BF16, FLOATS, check, f64, poisoned, rand
 
 
 def _gelu(x):

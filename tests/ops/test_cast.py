@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
-from conftest import BF16, rand
+from ops_helpers import BF16, rand
 
 ALL = [np.float32, np.float16, BF16, np.int8, np.int32, np.int64, np.bool_]
 

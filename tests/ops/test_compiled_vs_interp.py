@@ -6,7 +6,7 @@ import pytest
 
 import tl.ops as ops
 from tl._ops_registry import InterpPackage
-from conftest import BF16, f64, rand
+from ops_helpers import BF16, f64, rand
 
 pytestmark = pytest.mark.skipif(os.environ.get("TL_OPS_BACKEND", "").lower() == "interp",
                                 reason="TL_OPS_BACKEND=interp: no compiled package to compare")

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
-from conftest import BF16, FLOATS, check, f64, poisoned, rand
+from ops_helpers import BF16, FLOATS, check, f64, poisoned, rand
 
 
 def _ln(x, w, b, eps):

@@ -70,7 +70,7 @@ def test_user_errors_exit_1_without_traceback(kernel_dir, tmp_path, stub_driver,
 
 
 def test_compile_emit_c_and_asm_with_stub(kernel_dir, monkeypatch):
-    from conftest import stub_compile_unit
+    from pkg_helpers import stub_compile_unit
     from tlc import driver
     monkeypatch.setattr(driver, "parse", lambda path: path)
     monkeypatch.setattr(driver, "select_kernels", lambda m, names: m)

@@ -1,7 +1,7 @@
 """tlc.driver glue: parse -> passes -> emit (emitter stubbed), kernel_info for the manifest."""
 import pytest
 
-from conftest import ADD_SRC
+from pkg_helpers import ADD_SRC
 from stub_emit import stub_bundle
 from tlc import driver
 from tlc.errors import TLCompileError

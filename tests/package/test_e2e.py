@@ -53,7 +53,7 @@ def test_stub_package_runs_in_runtime(kernel_dir, tmp_path, stub_driver):
 @needs_runtime
 @pytest.mark.skipif(not _real_pipeline_available(), reason="frontend/passes/emitter not ready")
 def test_real_pipeline_add(tmp_path, cache_dir):
-    from conftest import ADD_SRC
+    from pkg_helpers import ADD_SRC
     d = tmp_path / "src"
     d.mkdir()
     (d / "add.py").write_text(ADD_SRC.format(name="add"))

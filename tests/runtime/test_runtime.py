@@ -15,7 +15,7 @@ import pytest
 import tl._runtime as R
 from tlc.package.format import write_package
 
-from conftest import build_bundle, bundle_entry, manifest_for, KERNELS
+from rt_helpers import build_bundle, bundle_entry, manifest_for, KERNELS
 
 rng = np.random.default_rng(0)
 

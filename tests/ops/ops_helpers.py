@@ -1,0 +1,75 @@
+"""Fixtures for the operator-library tests.
+
+Backend: the compiled package ``build/ops.tlpkg`` (always brought up to date here with ``python -m
+tlc build ops/ -t host -o build/ops.tlpkg``; tlc's content-addressed cache makes that cheap when
+nothing changed, and a change to the compiler itself rebuilds), or the NumPy
+reference interpreter when ``TL_OPS_BACKEND=interp``. Seeds: fresh per test unless
+``TL_TEST_SEED`` is set; every assertion message carries the seed.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tl.ops as ops
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PKG = os.environ.get("TL_OPS_PACKAGE") or os.path.join(REPO, "build", "ops.tlpkg")
+BF16 = ops.bfloat16
+FLOATS = [np.float32, np.float16, BF16]
+# (rtol, atol per unit of reduction length) from /work/shared/TESTING.md
+TOL = {np.dtype(np.float32): (1.3e-6, 1e-5), np.dtype(np.float16): (1e-3, 1e-3),
+       BF16: (1.6e-2, 1e-2)}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ops_backend():
+    """Makes sure tl.ops has a backend: the interpreter, or an up-to-date compiled package."""
+    if os.environ.get("TL_OPS_BACKEND", "").lower() != "interp":
+        os.makedirs(os.path.dirname(PKG), exist_ok=True)
+        cmd = [sys.executable, "-m", "tlc", "build", "ops/", "-t", "host", "-o", PKG]
+        r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                           env={**os.environ, "PYTHONPATH": REPO})
+        if r.returncode != 0:
+            pytest.exit(f"building the operator package failed: {' '.join(cmd)}\n{r.stdout}\n{r.stderr}", 1)
+    ops._reset_package()
+    yield
+
+
+@pytest.fixture
+def rng_seed():
+    """(rng, seed): a fresh generator and its seed (TL_TEST_SEED pins it)."""
+    seed = int(os.environ.get("TL_TEST_SEED") or int.from_bytes(os.urandom(4), "little"))
+    return np.random.default_rng(seed), seed
+
+
+def rand(rng, shape, dtype, lo=-3.0, hi=3.0):
+    """Uniform random values in [lo, hi) rounded to ``dtype``."""
+    return rng.uniform(lo, hi, size=shape).astype(np.float32).astype(dtype)
+
+
+def f64(a):
+    return np.asarray(a).astype(np.float64)
+
+
+def check(got, ref, dtype, msg, n=1, rtol=None, atol=None):
+    """Asserts ``got`` (any dtype) matches the float64 reference within the dtype's tolerance
+    (atol scaled by the reduction length ``n``); NaNs must match positions."""
+    r, a = TOL[np.dtype(dtype)]
+    rtol = r if rtol is None else rtol
+    atol = a * n if atol is None else atol
+    g = f64(got)
+    ref = np.asarray(ref, np.float64)
+    assert g.shape == ref.shape, f"{msg}: shape {g.shape} != {ref.shape}"
+    np.testing.assert_allclose(g, ref, rtol=rtol, atol=atol, equal_nan=True, err_msg=msg)
+
+
+def poisoned(shape, dtype):
+    """An output array filled with NaN (or -1 for integers)."""
+    o = np.empty(shape, dtype)
+    o[...] = -1 if np.dtype(dtype).kind in "iub" else np.nan
+    return o
