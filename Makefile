@@ -46,3 +46,52 @@ test-slow: ops
 
 clean:
 	rm -rf $(BUILD) $(VENV)
+
+# ---------------------------------------------------------------------------------------------
+# libtl_runtime for C/C++ hosts (issue 3): install, the example server, sanitizers, fuzzing.
+PREFIX ?= /usr/local
+CXX ?= g++
+ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
+SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang
+.PHONY: install server test-sanitize fuzz
+
+# libtl_runtime.so/.a, include/tl/*.h, lib/pkgconfig/tl_runtime.pc, lib/cmake/tl_runtime/ under PREFIX
+install: runtime
+	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime PREFIX=$(PREFIX) install
+
+# examples/server: C++17, linked through pkg-config (the build tree's tl_runtime.pc), header from the package
+$(BUILD)/server/server: examples/server/server.cpp $(BUILD)/ops.tlpkg $(BUILD)/runtime/libtl_runtime.so
+	@mkdir -p $(BUILD)/server
+	$(PY) -c "import zipfile,sys; open(sys.argv[2],'wb').write(zipfile.ZipFile(sys.argv[1]).read('include/ops.h'))" \
+	    $(BUILD)/ops.tlpkg $(BUILD)/server/ops.h
+	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -I$(BUILD)/server $$(PKG_CONFIG_PATH=$(BUILD)/runtime pkg-config --cflags tl_runtime) \
+	    examples/server/server.cpp -o $@ $$(PKG_CONFIG_PATH=$(BUILD)/runtime pkg-config --libs tl_runtime) \
+	    -Wl,-rpath,$(CURDIR)/$(BUILD)/runtime -pthread
+server: ops $(BUILD)/server/server
+	$(BUILD)/server/server $(BUILD)/ops.tlpkg --requests 4000
+
+# ASan+UBSan build of the runtime; tests/runtime run against it (Python with the ASan runtime
+# preloaded, leak checking in the C stress driver), then the bad-package corpus in subprocesses.
+test-sanitize: ops
+	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime-asan CFLAGS="$(SAN_CFLAGS)"
+	TL_SANITIZE=1 TL_RUNTIME_LIB=$(CURDIR)/$(BUILD)/runtime-asan/libtl_runtime.so LD_PRELOAD=$(ASAN_LIB) \
+	    ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:cacheprovider tests/runtime
+
+# libFuzzer on the package reader (Debian: apt-get install clang libclang-rt-14-dev), bounded by
+# FUZZ_SECONDS; the committed seed corpus is copied, new inputs stay under build/fuzz.
+fuzz: sysdeps
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang (apt-get install -y clang libclang-rt-14-dev)"; exit 1; }
+	$(MAKE) -C libtl_runtime/fuzz BUILD=$(CURDIR)/$(BUILD)/fuzz CC=$(FUZZ_CC)
+	rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus && cp libtl_runtime/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	$(BUILD)/fuzz/fuzz_package -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	    -print_final_stats=1 $(BUILD)/fuzz/corpus
+
+# ONNX node-test conformance of tl.ops (writes docs/onnx_conformance.md) and the operator table.
+.PHONY: onnx-conformance ops-docs
+onnx-conformance: ops
+	PYTHONPATH=$(CURDIR) $(PY) tools/onnx_conformance.py --out docs/onnx_conformance.md
+	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
+ops-docs:
+	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md

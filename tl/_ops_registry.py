@@ -62,3 +62,10 @@ class InterpPackage:
 
     def __contains__(self, name):
         return name in instances()
+
+
+def registry() -> dict:
+    """The operator registry: name -> :class:`tl._ops_catalog.OpInfo` (signature, category,
+    ONNX/ATen names, dtypes, NumPy reference, tolerance per dtype, TL kernels, targets)."""
+    from tl._ops_catalog import OPS
+    return OPS

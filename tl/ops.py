@@ -489,3 +489,10 @@ def matmul(a, b, out=None):
     if wb:
         wb()
     return out
+
+
+# ----------------------------------------------------------------------------- the rest of the library
+from tl._ops_ew import *  # noqa: E402,F401,F403
+from tl._ops_data import *  # noqa: E402,F401,F403
+from tl._ops_reduce import *  # noqa: E402,F401,F403
+from tl._ops_nn import *  # noqa: E402,F401,F403

@@ -1,0 +1,185 @@
+"""The operator registry: one :class:`OpInfo` per tl.ops operator.
+
+Each entry declares the op's signature (its tl.ops function), category, ONNX and ATen names,
+dtypes, a float64 NumPy reference where one is a one-liner (``ref``), the tolerance per dtype
+(TESTING.md defaults unless stated), its TL kernels (instance base names in ops/*.py, or
+"composed" of other ops) and targets. ``docs/operators.md`` is generated from it by
+``python -m tl.ops_docs``.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+
+import numpy as np
+
+F = ("float32", "float16", "bfloat16")
+I = ("int32", "int64")
+TOL = {"float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
+TRANSCENDENTAL_F32 = (1e-5, 1e-6)   # stated bound for vector-math ops (a few ulp)
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    category: str
+    onnx: str = ""
+    aten: str = ""
+    dtypes: tuple = F
+    kernels: tuple = ()
+    ref: object = None
+    tol: dict = field(default_factory=lambda: dict(TOL))
+    targets: tuple = ("host (x86_64 avx512/avx2/baseline)",)
+
+    @property
+    def signature(self) -> str:
+        import tl.ops as T
+        return f"{self.name}{inspect.signature(getattr(T, self.name))}"
+
+
+def _erf(x):
+    import math
+    return np.vectorize(math.erf)(x)
+
+
+def _tr(op, onnx, aten, ref=None, kern=None, dtypes=F, tol=None):
+    t = dict(TOL)
+    t["float32"] = TRANSCENDENTAL_F32
+    return OpInfo(op, "activation/math", onnx, aten, dtypes, (kern or f"unary[OP={op}]",), ref, tol or t)
+
+
+_SP = lambda x: np.logaddexp(0, x)  # noqa: E731
+OPS_LIST = [
+    # elementwise binary
+    OpInfo("add", "elementwise", "Add", "aten::add", F, ("add",), np.add),
+    OpInfo("sub", "elementwise", "Sub", "aten::sub", F, ("sub",), np.subtract),
+    OpInfo("mul", "elementwise", "Mul", "aten::mul", F, ("mul",), np.multiply),
+    OpInfo("div", "elementwise", "Div", "aten::div", F, ("div",), np.divide),
+    OpInfo("pow", "elementwise", "Pow", "aten::pow", F, ("binary[OP=pow]",), np.power,
+           {**TOL, "float32": TRANSCENDENTAL_F32}),
+    OpInfo("maximum", "elementwise", "Max", "aten::maximum", F + I, ("binary[OP=maximum]",), np.maximum),
+    OpInfo("minimum", "elementwise", "Min", "aten::minimum", F + I, ("binary[OP=minimum]",), np.minimum),
+    OpInfo("floor_divide", "elementwise", "", "aten::floor_divide", F + I, ("binary[OP=floor_divide]",), np.floor_divide),
+    OpInfo("remainder", "elementwise", "Mod", "aten::remainder", F + I, ("binary[OP=remainder]",), np.remainder),
+    OpInfo("fmod", "elementwise", "Mod(fmod=1)", "aten::fmod", F + I, ("binary[OP=fmod]",), np.fmod),
+    OpInfo("trunc_divide", "elementwise", "Div (ints)", "aten::div(rounding_mode='trunc')", F + I,
+           ("binary[OP=trunc_divide]",), lambda a, b: np.trunc(a / b)),
+    OpInfo("binary_int", "elementwise", "Add/Sub/Mul (ints)", "aten::add (ints)", I, ("binary",)),
+    OpInfo("less", "comparison", "Less", "aten::lt", F + I + ("bool",), ("compare[OP=lt]",), np.less),
+    OpInfo("less_equal", "comparison", "LessOrEqual", "aten::le", F + I + ("bool",), ("compare[OP=le]",), np.less_equal),
+    OpInfo("greater", "comparison", "Greater", "aten::gt", F + I + ("bool",), ("compare[OP=gt]",), np.greater),
+    OpInfo("greater_equal", "comparison", "GreaterOrEqual", "aten::ge", F + I + ("bool",), ("compare[OP=ge]",), np.greater_equal),
+    OpInfo("equal", "comparison", "Equal", "aten::eq", F + I + ("bool",), ("compare[OP=eq]",), np.equal),
+    OpInfo("not_equal", "comparison", "", "aten::ne", F + I + ("bool",), ("compare[OP=ne]",), np.not_equal),
+    OpInfo("isnan", "comparison", "IsNaN", "aten::isnan", F, ("compare[OP=ne]",), np.isnan),
+    OpInfo("isinf", "comparison", "IsInf", "aten::isinf", F, ("compare[OP=eq]", "logical[OP=or]"), np.isinf),
+    OpInfo("logical_and", "logical", "And", "aten::logical_and", ("bool",), ("logical[OP=and]",), np.logical_and),
+    OpInfo("logical_or", "logical", "Or", "aten::logical_or", ("bool",), ("logical[OP=or]",), np.logical_or),
+    OpInfo("logical_xor", "logical", "Xor", "aten::logical_xor", ("bool",), ("logical[OP=xor]",), np.logical_xor),
+    OpInfo("logical_not", "logical", "Not", "aten::logical_not", ("bool",), ("logical_not",), np.logical_not),
+    OpInfo("where", "elementwise", "Where", "aten::where", F + I + ("int8", "bool"), ("where",), np.where),
+    OpInfo("cast", "elementwise", "Cast", "aten::_to_copy", F + I + ("int8", "bool"), ("cast",)),
+    OpInfo("clamp", "elementwise", "Clip", "aten::clamp", F + I, ("unary[OP=clamp]",), np.clip),
+    # unary math / activations
+    _tr("neg", "Neg", "aten::neg", np.negative, tol=TOL), _tr("abs", "Abs", "aten::abs", np.abs, tol=TOL),
+    _tr("sqrt", "Sqrt", "aten::sqrt", np.sqrt), _tr("rsqrt", "", "aten::rsqrt", lambda x: 1 / np.sqrt(x)),
+    _tr("log", "Log", "aten::log", np.log), _tr("erf", "Erf", "aten::erf", _erf),
+    _tr("exp", "Exp", "aten::exp", np.exp, "exp"), _tr("tanh", "Tanh", "aten::tanh", np.tanh, "tanh"),
+    _tr("sigmoid", "Sigmoid", "aten::sigmoid", lambda x: 1 / (1 + np.exp(-x)), "sigmoid"),
+    _tr("floor", "Floor", "aten::floor", np.floor, tol=TOL), _tr("ceil", "Ceil", "aten::ceil", np.ceil, tol=TOL),
+    _tr("round", "Round", "aten::round", np.round, tol=TOL),
+    _tr("reciprocal", "Reciprocal", "aten::reciprocal", np.reciprocal, tol=TOL),
+    _tr("sign", "Sign", "aten::sign", np.sign, tol=TOL),
+    _tr("relu", "Relu", "aten::relu", lambda x: np.maximum(x, 0), "relu", tol=TOL),
+    _tr("gelu", "Gelu", "aten::gelu", lambda x: 0.5 * x * (1 + _erf(x / np.sqrt(2))), "gelu, gelu_tanh"),
+    _tr("silu", "", "aten::silu", lambda x: x / (1 + np.exp(-x)), "silu"),
+    _tr("softsign", "Softsign", "aten::softsign", lambda x: x / (1 + np.abs(x))),
+    _tr("softplus", "Softplus", "aten::softplus", _SP),
+    _tr("hardswish", "HardSwish", "aten::hardswish", lambda x: x * np.clip(x + 3, 0, 6) / 6),
+    _tr("hardsigmoid", "HardSigmoid", "aten::hardsigmoid", lambda x: np.clip(0.2 * x + 0.5, 0, 1)),
+    _tr("leaky_relu", "LeakyRelu", "aten::leaky_relu", lambda x: np.where(x >= 0, x, 0.01 * x)),
+    _tr("elu", "Elu", "aten::elu", lambda x: np.where(x > 0, x, np.expm1(x))),
+    _tr("selu", "Selu", "aten::selu", lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x))),
+    _tr("celu", "Celu", "aten::celu", lambda x: np.maximum(x, 0) + np.minimum(np.expm1(x), 0)),
+    _tr("mish", "Mish", "aten::mish", lambda x: x * np.tanh(_SP(x))),
+    _tr("thresholded_relu", "ThresholdedRelu", "", lambda x: np.where(x > 1.0, x, 0)),
+    OpInfo("swiglu", "activation/math", "", "silu(gate) * up", F, ("silu", "mul")),
+    OpInfo("dropout", "activation/math", "Dropout", "aten::dropout", F, ("dropout",)),
+    # softmax / attention / loss
+    OpInfo("softmax", "softmax/attention", "Softmax", "aten::softmax", F, ("softmax",)),
+    OpInfo("log_softmax", "softmax/attention", "LogSoftmax", "aten::log_softmax", F, ("log_softmax",)),
+    OpInfo("scaled_dot_product_attention", "softmax/attention", "Attention",
+           "aten::scaled_dot_product_attention", F, ("matmul", "softmax0", "where", "mul")),
+    OpInfo("cross_entropy", "softmax/attention", "SoftmaxCrossEntropyLoss", "aten::cross_entropy_loss", F,
+           ("log_softmax", "take_cols", "row_sum")),
+    # matmul family
+    OpInfo("matmul", "matmul", "MatMul", "aten::matmul", ("float32", "bfloat16"), ("matmul",), np.matmul),
+    OpInfo("mm", "matmul", "MatMul", "aten::mm", F, ("matmul", "cast"), np.matmul),
+    OpInfo("linear", "matmul", "Gemm(transB=1)", "aten::linear", F, ("matmul", "add")),
+    OpInfo("gemm", "matmul", "Gemm", "aten::addmm", F, ("matmul", "mul", "add")),
+    OpInfo("bmm", "matmul", "MatMul", "aten::bmm", F, ("matmul",), np.matmul),
+    OpInfo("baddbmm", "matmul", "", "aten::baddbmm", F, ("matmul", "mul", "add")),
+    # convolution / pooling
+    OpInfo("conv2d", "convolution", "Conv", "aten::conv2d", F, ("copy6 (im2col)", "matmul", "add")),
+    OpInfo("conv_transpose2d", "convolution", "ConvTranspose", "aten::conv_transpose2d", F,
+           ("copy6", "matmul", "add")),
+    OpInfo("max_pool2d", "pooling", "MaxPool", "aten::max_pool2d", F, ("copy6", "row_max")),
+    OpInfo("avg_pool2d", "pooling", "AveragePool", "aten::avg_pool2d", F, ("copy6", "row_sum", "div")),
+    OpInfo("adaptive_avg_pool2d", "pooling", "", "aten::adaptive_avg_pool2d", F, ("row_sum",)),
+    OpInfo("global_avg_pool2d", "pooling", "GlobalAveragePool", "aten::mean.dim", F, ("row_sum",)),
+    OpInfo("global_max_pool2d", "pooling", "GlobalMaxPool", "aten::amax", F, ("row_max",)),
+    # normalization
+    OpInfo("batch_norm", "normalization", "BatchNormalization", "aten::batch_norm", F,
+           ("sub", "mul", "add", "unary[OP=rsqrt]", "row_var")),
+    OpInfo("layer_norm", "normalization", "LayerNormalization", "aten::layer_norm", F, ("layer_norm",)),
+    OpInfo("layer_norm_axis", "normalization", "LayerNormalization", "aten::native_layer_norm", F,
+           ("layer_norm", "row_var")),
+    OpInfo("rms_norm", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",)),
+    OpInfo("rms_norm_axis", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",)),
+    OpInfo("add_rms_norm", "normalization", "", "add + rms_norm", F, ("add", "rms_norm")),
+    OpInfo("add_layer_norm", "normalization", "", "add + layer_norm", F, ("add", "layer_norm")),
+    # reductions
+    OpInfo("sum", "reduction", "ReduceSum", "aten::sum", F, ("row_sum",)),
+    OpInfo("reduce_sum", "reduction", "ReduceSum", "aten::sum.dim_IntList", F, ("row_sum",), np.sum),
+    OpInfo("mean", "reduction", "ReduceMean", "aten::mean", F, ("row_sum", "div"), np.mean),
+    OpInfo("max", "reduction", "ReduceMax", "aten::max.dim", F + ("int32",), ("row_max",)),
+    OpInfo("amax", "reduction", "ReduceMax", "aten::amax", F + ("int32",), ("row_max",), np.max),
+    OpInfo("min", "reduction", "ReduceMin", "aten::min.dim", F + I, ("row_min",)),
+    OpInfo("amin", "reduction", "ReduceMin", "aten::amin", F + I, ("row_min",), np.min),
+    OpInfo("prod", "reduction", "ReduceProd", "aten::prod", F, ("row_prod",), np.prod),
+    OpInfo("argmax", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",)),
+    OpInfo("argmax_axis", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",)),
+    OpInfo("argmin", "reduction", "ArgMin", "aten::argmin", F + I, ("row_argmin",)),
+    OpInfo("var", "reduction", "", "aten::var", F, ("row_var",), np.var),
+    OpInfo("var_mean", "reduction", "", "aten::var_mean", F, ("row_var",)),
+    OpInfo("cumsum", "reduction", "CumSum", "aten::cumsum", F + I, ("row_cumsum",), np.cumsum),
+    # data movement and indexing
+    OpInfo("contiguous", "data movement", "Identity", "aten::contiguous", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("transpose", "data movement", "Transpose", "aten::t", F, ("transpose",)),
+    OpInfo("permute", "data movement", "Transpose", "aten::permute", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("cat", "data movement", "Concat", "aten::cat", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("stack", "data movement", "", "aten::stack", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("split", "data movement", "Split", "aten::split", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("slice", "data movement", "Slice", "aten::slice", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("expand", "data movement", "Expand", "aten::expand", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("tile", "data movement", "Tile", "aten::repeat", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("pad", "data movement", "Pad", "aten::pad", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("flip", "data movement", "", "aten::flip", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("reshape", "data movement", "Reshape", "aten::reshape", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("gather", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("index_select", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("embedding", "indexing", "Gather", "aten::embedding", F + I, ("copy6",)),
+    OpInfo("gather_elements", "indexing", "GatherElements", "aten::gather", F + I + ("int8", "bool"), ("take_cols",)),
+    OpInfo("scatter_elements", "indexing", "ScatterElements", "aten::scatter", F + I + ("int8", "bool"),
+           ("scatter_cols",)),
+    OpInfo("scatter_add", "indexing", "ScatterElements(add)", "aten::scatter_add", ("float32", "int64"),
+           ("scatter_cols[REDUCE=add]",)),
+    OpInfo("one_hot", "indexing", "OneHot", "aten::one_hot", F + I, ("compare", "where")),
+    OpInfo("triu", "indexing", "Trilu", "aten::triu", F + I + ("int8", "bool"), ("tri",), np.triu),
+    OpInfo("tril", "indexing", "Trilu(upper=0)", "aten::tril", F + I + ("int8", "bool"), ("tri",), np.tril),
+    OpInfo("arange", "creation", "Range", "aten::arange", ("float32", "int32", "int64"), ("arange_f32", "arange_i64")),
+    OpInfo("full", "creation", "ConstantOfShape", "aten::full", F + I + ("int8", "bool"), ("copy6",)),
+    # position
+    OpInfo("rotary_embedding", "position", "RotaryEmbedding", "(rotary embedding)", F, ("mul", "sub", "add", "copy6")),
+]
+OPS = {o.name: o for o in OPS_LIST}

@@ -1,0 +1,339 @@
+"""Elementwise tl.ops beyond add/sub/mul/div: unary math and activations, binary float/int
+ops, comparisons, logical ops, where, isnan/isinf (kernels: ops/unary_ext.py,
+ops/binary_ext.py). NumPy broadcasting; outputs allocated or written to ``out=``.
+
+dtypes: unary ops float32/float16/bfloat16; binary float ops the same; add/sub/mul/
+floor_divide/remainder/fmod/trunc_divide/maximum/minimum also int32/int64; comparisons any
+float or int32/int64 (float16/bfloat16 compare exactly after a widening cast; bool as int32).
+Errors: TypeError for unsupported or mixed dtypes, ValueError for shapes that do not broadcast.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tl import ops as _o
+from tl.ops import _arr, _out, _launch, _to2d, _writable_view, _FLOATS, _BY_NAME
+
+_INTS = ("int32", "int64")
+
+
+def _prep(op, arrays, names, allowed):
+    """Common dtype + broadcast shape of ``arrays`` (Python scalars take the array dtype)."""
+    ref = next((a for a in arrays if isinstance(a, np.ndarray)), None)
+    arrs = [a if isinstance(a, np.ndarray) or ref is None else np.asarray(a, ref.dtype) for a in arrays]
+    out = []
+    dt = None
+    for a, n in zip(arrs, names):
+        a, d = _arr(a, n, op, allowed)
+        if dt is not None and d != dt:
+            raise TypeError(f"tl.ops.{op}: arguments must have one dtype, got {dt} and {d}")
+        dt = d
+        out.append(a)
+    try:
+        shape = np.broadcast_shapes(*[a.shape for a in out])
+    except ValueError:
+        raise ValueError(f"tl.ops.{op}: shapes {[a.shape for a in out]} do not broadcast") from None
+    return out, dt, shape
+
+
+def _run(kernel, ins, shape, dt_out, op, out, scalars=()):
+    out = _out(out, shape, dt_out, op)
+    if out.size == 0:
+        return out
+    o2, wb = _writable_view(out, "2d")
+    _launch(kernel, *[_to2d(np.broadcast_to(a, shape)) for a in ins], o2, *scalars)
+    if wb:
+        wb()
+    return out
+
+
+def _unary(op, kop, x, out, a=0.0, b=0.0):
+    x, dt = _arr(x, "x", op)
+    return _run(f"unary__DT_{dt}__OP_{kop}", [x], x.shape, dt, op, out, (float(a), float(b)))
+
+
+def neg(x, out=None):
+    """-x."""
+    return _unary("neg", "neg", x, out)
+
+
+def abs(x, out=None):
+    """|x|."""
+    return _unary("abs", "abs", x, out)
+
+
+def sqrt(x, out=None):
+    """sqrt(x) (NaN for x < 0)."""
+    return _unary("sqrt", "sqrt", x, out)
+
+
+def rsqrt(x, out=None):
+    """1 / sqrt(x)."""
+    return _unary("rsqrt", "rsqrt", x, out)
+
+
+def log(x, out=None):
+    """Natural logarithm."""
+    return _unary("log", "log", x, out)
+
+
+def erf(x, out=None):
+    """Error function (tiny inputs keep full relative accuracy, C-05)."""
+    return _unary("erf", "erf", x, out)
+
+
+def floor(x, out=None):
+    """floor(x)."""
+    return _unary("floor", "floor", x, out)
+
+
+def ceil(x, out=None):
+    """ceil(x)."""
+    return _unary("ceil", "ceil", x, out)
+
+
+def round(x, out=None):
+    """Round half to even (NumPy/ONNX Round); the sign of zero is kept."""
+    return _unary("round", "round", x, out)
+
+
+def reciprocal(x, out=None):
+    """1 / x."""
+    return _unary("reciprocal", "reciprocal", x, out)
+
+
+def sign(x, out=None):
+    """-1, 0 or 1 (NaN stays NaN)."""
+    return _unary("sign", "sign", x, out)
+
+
+def softsign(x, out=None):
+    """x / (1 + |x|)."""
+    return _unary("softsign", "softsign", x, out)
+
+
+def softplus(x, out=None):
+    """log(1 + exp(x)), stable for large |x|."""
+    return _unary("softplus", "softplus", x, out)
+
+
+def hardswish(x, out=None):
+    """x * clamp(x + 3, 0, 6) / 6."""
+    return _unary("hardswish", "hardswish", x, out)
+
+
+def hardsigmoid(x, alpha: float = 0.2, beta: float = 0.5, out=None):
+    """max(0, min(1, alpha * x + beta)) (ONNX defaults; PyTorch uses alpha=1/6)."""
+    return _unary("hardsigmoid", "hardsigmoid", x, out, alpha, beta)
+
+
+def leaky_relu(x, negative_slope: float = 0.01, out=None):
+    """x if x >= 0 else negative_slope * x."""
+    return _unary("leaky_relu", "leaky_relu", x, out, negative_slope)
+
+
+def elu(x, alpha: float = 1.0, out=None):
+    """x if x > 0 else alpha * expm1(x)."""
+    return _unary("elu", "elu", x, out, alpha)
+
+
+def selu(x, alpha: float = 1.6732632423543772, gamma: float = 1.0507009873554805, out=None):
+    """gamma * (x if x > 0 else alpha * expm1(x))."""
+    return _unary("selu", "selu", x, out, alpha, gamma)
+
+
+def celu(x, alpha: float = 1.0, out=None):
+    """max(0, x) + min(0, alpha * expm1(x / alpha))."""
+    return _unary("celu", "celu", x, out, alpha)
+
+
+def clamp(x, min=None, max=None, out=None):
+    """min(max(x, min), max); None means unbounded; NaN propagates. Integer x is clamped
+    exactly (through the int binary kernels)."""
+    xa = np.asarray(x)
+    if xa.dtype.kind in "iu":
+        r = xa
+        if min is not None:
+            r = maximum(r, np.asarray(min, xa.dtype))
+        if max is not None:
+            r = minimum(r, np.asarray(max, xa.dtype))
+        if out is not None:
+            np.copyto(out, r)
+            return out
+        return r if r is not xa else xa.copy()
+    lo = -np.inf if min is None else float(min)
+    hi = np.inf if max is None else float(max)
+    return _unary("clamp", "clamp", x, out, lo, hi)
+
+
+def mish(x, out=None):
+    """x * tanh(softplus(x))."""
+    return _unary("mish", "mish", x, out)
+
+
+def thresholded_relu(x, alpha: float = 1.0, out=None):
+    """x if x > alpha else 0."""
+    return _unary("thresholded_relu", "thresholded_relu", x, out, alpha)
+
+
+# ----------------------------------------------------------------------------- binary
+def _binary(op, a, b, out):
+    (a, b), dt, shape = _prep(op, [a, b], ["a", "b"], _FLOATS + _INTS)
+    if dt in _INTS or op not in ("add", "sub", "mul"):
+        if dt in _FLOATS and op in ("add", "sub", "mul"):
+            return getattr(_o, op)(a, b, out=out)
+        return _run(f"binary__DT_{dt}__OP_{op}", [a, b], shape, dt, op, out)
+    return getattr(_o, op)(a, b, out=out)
+
+
+def pow(a, b, out=None):
+    """a ** b (float dtypes; C pow semantics: pow(x, 0) = 1, negative ** non-integer = NaN)."""
+    return _binary("pow", a, b, out)
+
+
+def maximum(a, b, out=None):
+    """IEEE maximum: NaN propagates, max(-0, +0) = +0 (floats and int32/int64)."""
+    return _binary("maximum", a, b, out)
+
+
+def minimum(a, b, out=None):
+    """IEEE minimum: NaN propagates, min(-0, +0) = -0 (floats and int32/int64)."""
+    return _binary("minimum", a, b, out)
+
+
+def floor_divide(a, b, out=None):
+    """floor(a / b) (Python //). ints: INT_MIN // -1 wraps; x // 0 is 0 (documented)."""
+    return _binary("floor_divide", a, b, out)
+
+
+def remainder(a, b, out=None):
+    """a - floor(a / b) * b: the sign of the divisor (Python %, torch.remainder). ints: x % 0 = 0."""
+    return _binary("remainder", a, b, out)
+
+
+def fmod(a, b, out=None):
+    """C fmod: the sign of the dividend (torch.fmod, ONNX Mod fmod=1)."""
+    return _binary("fmod", a, b, out)
+
+
+def trunc_divide(a, b, out=None):
+    """a / b truncated toward zero (C division). ints: x / 0 is 0 (documented)."""
+    return _binary("trunc_divide", a, b, out)
+
+
+def int_add(a, b, out=None):
+    """a + b for int32/int64 (wraps)."""
+    return _binary("add", a, b, out)
+
+
+# ----------------------------------------------------------------------------- compare, logic
+_WIDEN = {"float16": "float32", "bfloat16": "float32", "float32": "float32", "int32": "int32",
+          "int64": "int64", "bool": "int32", "int8": "int32"}
+
+
+def _compare(op, a, b, out):
+    (a, b), dt, shape = _prep(op, [a, b], ["a", "b"], _FLOATS + _INTS + ("bool", "int8"))
+    w = _WIDEN[dt]
+    if w != dt:
+        a, b = _o.cast(a, w), _o.cast(b, w)
+    return _run(f"compare__DT_{w}__OP_{op}", [a, b], shape, "bool", op, out)
+
+
+def less(a, b, out=None):
+    """a < b (bool)."""
+    return _compare("lt", a, b, out)
+
+
+def less_equal(a, b, out=None):
+    """a <= b (bool)."""
+    return _compare("le", a, b, out)
+
+
+def greater(a, b, out=None):
+    """a > b (bool)."""
+    return _compare("gt", a, b, out)
+
+
+def greater_equal(a, b, out=None):
+    """a >= b (bool)."""
+    return _compare("ge", a, b, out)
+
+
+def equal(a, b, out=None):
+    """a == b (bool; NaN != NaN)."""
+    return _compare("eq", a, b, out)
+
+
+def not_equal(a, b, out=None):
+    """a != b (bool)."""
+    return _compare("ne", a, b, out)
+
+
+def isnan(x, out=None):
+    """x != x (bool)."""
+    return _compare("ne", x, x, out)
+
+
+def isinf(x, detect_positive: bool = True, detect_negative: bool = True, out=None):
+    """x == +inf / -inf (bool), as selected."""
+    x, dt = _arr(x, "x", "isinf")
+    pos = equal(x, np.asarray(np.inf, x.dtype)) if detect_positive else np.zeros(x.shape, bool)
+    neg_ = equal(x, np.asarray(-np.inf, x.dtype)) if detect_negative else np.zeros(x.shape, bool)
+    return logical_or(pos, neg_, out=out)
+
+
+def _logical(op, a, b, out):
+    (a, b), dt, shape = _prep(op, [a, b], ["a", "b"], ("bool",))
+    return _run(f"logical__OP_{op}", [a, b], shape, "bool", op, out)
+
+
+def logical_and(a, b, out=None):
+    """a and b (bool)."""
+    return _logical("and", a, b, out)
+
+
+def logical_or(a, b, out=None):
+    """a or b (bool)."""
+    return _logical("or", a, b, out)
+
+
+def logical_xor(a, b, out=None):
+    """a xor b (bool)."""
+    return _logical("xor", a, b, out)
+
+
+def logical_not(x, out=None):
+    """not x (bool)."""
+    x, _ = _arr(x, "x", "logical_not", ("bool",))
+    return _run("logical_not", [x], x.shape, "bool", "logical_not", out)
+
+
+_BITS = {"float32": ("int32", np.int32), "bool": ("int8", np.int8), "int8": ("int8", np.int8),
+         "int32": ("int32", np.int32), "int64": ("int64", np.int64), "float16": ("float16", None),
+         "bfloat16": ("bfloat16", None)}
+
+
+def where(cond, x, y, out=None):
+    """cond ? x : y with broadcasting; x, y of one dtype (any supported dtype)."""
+    cond = np.asarray(cond)
+    if cond.dtype != np.bool_:
+        raise TypeError(f"tl.ops.where: argument 'cond' has dtype {cond.dtype}; expected bool")
+    (x, y), dt, shape = _prep("where", [x, y], ["x", "y"], tuple(_BY_NAME))
+    shape = np.broadcast_shapes(shape, cond.shape)
+    res = _out(out, shape, dt, "where")
+    if res.size == 0:
+        return res
+    kdt, view = _BITS[dt]
+    conv = (lambda a: a.view(view)) if view is not None else (lambda a: a)
+    tgt = np.empty(shape, _BY_NAME[dt])
+    o2 = _to2d(conv(tgt))
+    _launch(f"where__DT_{kdt}", _to2d(np.broadcast_to(cond, shape)),
+            _to2d(conv(np.broadcast_to(x, shape))), _to2d(conv(np.broadcast_to(y, shape))), o2)
+    np.copyto(res, tgt)
+    return res
+
+
+def binary_int(op: str, a, b, out=None):
+    """Integer (int32/int64) ``op`` in add sub mul floor_divide remainder fmod trunc_divide
+    maximum minimum; floats go to the float kernels."""
+    return _binary(op, a, b, out)

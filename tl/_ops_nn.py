@@ -1,0 +1,394 @@
+"""Neural-network tl.ops composed from the library's kernels: linear/gemm/bmm/baddbmm,
+conv2d (im2col through copy6 + matmul), conv_transpose2d (zero insertion + conv2d),
+max/avg/adaptive/global pooling (window views + row reductions), batch_norm, fused
+add + norm, swiglu, scaled_dot_product_attention, cross_entropy, dropout, rotary embedding.
+
+Shapes are NCHW; ``pads`` are (top, left, bottom, right); float32/float16/bfloat16 inputs
+(matmuls accumulate in float32; float16 goes through float32). Errors: ValueError for bad
+shapes, TypeError for dtypes.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+from tl import ops as _o
+from tl import _ops_ew as ew
+from tl._ops_data import contiguous, copy_into, pad, gather, full
+from tl._ops_reduce import reduce_sum, var_mean, amax, mean
+from tl.ops import _arr, _launch, _NAMES, _BY_NAME
+
+
+def _pair(v):
+    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(a) for a in v)
+
+
+def _pads4(p):
+    p = _pair(p) if isinstance(p, (int, np.integer)) or len(p) == 2 else tuple(int(a) for a in p)
+    return (p[0], p[1], p[0], p[1]) if len(p) == 2 else p
+
+
+def mm(a, b):
+    """matmul returning a's dtype (float16 computes through float32)."""
+    a = np.asarray(a)
+    b = np.asarray(b)
+    dt = _NAMES[a.dtype]
+    if dt == "float16":
+        r = _o.matmul(_o.cast(a, np.float32), _o.cast(b, np.float32))
+    else:
+        r = _o.matmul(a, b)
+    return r if dt == "float32" else _o.cast(r, a.dtype)
+
+
+def linear(x, weight, bias=None):
+    """x @ weight.T + bias (PyTorch nn.Linear; weight (out, in))."""
+    y = mm(x, np.asarray(weight).T)
+    return _o.add(y, np.asarray(bias, y.dtype)) if bias is not None else y
+
+
+def gemm(a, b, c=None, alpha: float = 1.0, beta: float = 1.0, trans_a=False, trans_b=False):
+    """ONNX Gemm: alpha * A' @ B' + beta * C (C broadcast)."""
+    a = np.asarray(a).T if trans_a else np.asarray(a)
+    b = np.asarray(b).T if trans_b else np.asarray(b)
+    y = mm(a, b)
+    if alpha != 1.0:
+        y = _o.mul(y, np.asarray(alpha, y.dtype))
+    if c is not None and beta != 0.0:
+        c = np.asarray(c, y.dtype)
+        y = _o.add(y, c if beta == 1.0 else _o.mul(c, np.asarray(beta, y.dtype)))
+    return y
+
+
+def bmm(a, b):
+    """Batched (B, M, K) @ (B, K, N)."""
+    return mm(a, b)
+
+
+def baddbmm(inp, a, b, beta: float = 1.0, alpha: float = 1.0):
+    """beta * inp + alpha * (a @ b)."""
+    y = mm(a, b)
+    if alpha != 1.0:
+        y = _o.mul(y, np.asarray(alpha, y.dtype))
+    return _o.add(y, _o.mul(np.asarray(inp, y.dtype), np.asarray(beta, y.dtype)))
+
+
+def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
+    """(N, C, KH, KW, OH, OW) strided view of the padded input."""
+    n, c = xp.shape[:2]
+    s = xp.strides
+    return np.lib.stride_tricks.as_strided(
+        xp, (n, c, kh, kw, oh, ow), (s[0], s[1], dh * s[2], dw * s[3], sh * s[2], sw * s[3]),
+        writeable=False)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
+    (Co, C / groups, KH, KW); padding an int, a pair or (top, left, bottom, right)."""
+    x = np.asarray(x)
+    w = np.asarray(weight)
+    dt = _NAMES[x.dtype]
+    n, c, h, wd = x.shape
+    co, cg, kh, kw = w.shape
+    g = int(groups)
+    if cg * g != c or co % g:
+        raise ValueError(f"tl.ops.conv2d: channels {c} / weight {w.shape} / groups {g} mismatch")
+    (sh, sw), (dh, dw) = _pair(stride), _pair(dilation)
+    pt, pl, pb, pr = _pads4(padding)
+    oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
+    ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
+    if (pt, pl, pb, pr) != (0, 0, 0, 0):
+        x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
+    if oh <= 0 or ow <= 0:
+        return np.zeros((n, co, builtins.max(oh, 0), builtins.max(ow, 0)), x.dtype)
+    kk = cg * kh * kw
+    if (kh, kw, sh, sw) == (1, 1, 1, 1) and x.flags.c_contiguous:
+        cols = x.reshape(n, g, kk, oh * ow)
+    else:
+        cols = np.empty((n, c, kh, kw, oh, ow), x.dtype)
+        copy_into(cols, _windows(x, kh, kw, sh, sw, dh, dw, oh, ow))
+        cols = cols.reshape(n, g, kk, oh * ow)
+    wm = np.ascontiguousarray(w).reshape(1, g, co // g, kk)
+    y = mm(wm, cols).reshape(n, co, oh, ow)
+    if bias is not None:
+        y = _o.add(y, np.asarray(bias, y.dtype).reshape(co, 1, 1))
+    return y
+
+
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups: int = 1):
+    """Transposed convolution: x (N, C, H, W), weight (C, Co / groups, KH, KW); output
+    H = (H - 1) * s - (pt + pb) + d * (KH - 1) + output_padding + 1 (C-15)."""
+    x = np.asarray(x)
+    w = np.asarray(weight)
+    n, c, h, wd = x.shape
+    _, cog, kh, kw = w.shape
+    g = int(groups)
+    (sh, sw), (dh, dw), (oph, opw) = _pair(stride), _pair(dilation), _pair(output_padding)
+    pt, pl, pb, pr = _pads4(padding)
+    xz = full((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), 0, x.dtype)
+    copy_into(xz[:, :, ::sh, ::sw], x)
+    ph0, ph1 = dh * (kh - 1) - pt, dh * (kh - 1) - pb + oph
+    pw0, pw1 = dw * (kw - 1) - pl, dw * (kw - 1) - pr + opw
+    xp = pad(xz, [0, 0, ph0, pw0, 0, 0, ph1, pw1])
+    cg = c // g
+    wt = w.reshape(g, cg, cog, kh, kw).transpose(0, 2, 1, 3, 4)[..., ::-1, ::-1]
+    wt = contiguous(wt).reshape(g * cog, cg, kh, kw)
+    return conv2d(xp, wt, bias, 1, 0, (dh, dw), g)
+
+
+def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
+    eff = d * (k - 1) + 1
+    num = h + p0 + p1 - eff
+    o = (-(-num // s) if ceil_mode else num // s) + 1
+    if ceil_mode and (o - 1) * s >= h + p0:
+        o -= 1        # the last window must start inside the input or the left padding (C-07)
+    extra = builtins.max((o - 1) * s + eff - (h + p0 + p1), 0)
+    return o, extra
+
+
+def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
+    x = np.asarray(x)
+    n, c, h, wd = x.shape
+    kh, kw = _pair(kernel)
+    sh, sw = _pair(stride if stride is not None else kernel)
+    dh, dw = _pair(dilation)
+    pt, pl, pb, pr = _pads4(padding)
+    oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
+    ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
+    xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=fill)
+    cols = np.empty((n, c, oh, ow, kh, kw), x.dtype)
+    copy_into(cols, _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
+    return cols.reshape(n, c, oh, ow, kh * kw), (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, eh, ew_)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
+    cols, _ = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, -np.inf)
+    return amax(cols, -1)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               dilation=1):
+    """Average pooling. The divisor counts window cells inside the input, plus the explicit
+    padding when count_include_pad (never the ceil_mode extension, C-07)."""
+    x = np.asarray(x)
+    cols, geo = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, 0.0)
+    s = reduce_sum(cols, -1)
+    kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, eh, ew_ = geo
+    h, wd = x.shape[2:]
+    ones = full((1, 1, h, wd), 1.0, np.float32)
+    if count_include_pad:
+        ones = pad(ones, [0, 0, pt, pl, 0, 0, pb, pr], value=1.0)
+        ones = pad(ones, [0, 0, 0, 0, 0, 0, eh, ew_])
+    else:
+        ones = pad(ones, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_])
+    oh, ow = s.shape[2:]
+    cc = np.empty((1, 1, oh, ow, kh, kw), np.float32)
+    copy_into(cc, _windows(ones, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
+    cnt = reduce_sum(cc.reshape(1, 1, oh, ow, kh * kw), -1)
+    return _o.div(s, np.asarray(cnt, s.dtype) if s.dtype == np.float32 else _o.cast(cnt, s.dtype))
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """PyTorch adaptive average pooling: cell i covers [floor(i H / O), ceil((i + 1) H / O))."""
+    x = np.asarray(x)
+    n, c, h, wd = x.shape
+    oh, ow = _pair(output_size)
+    out = np.empty((n, c, oh, ow), x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+            w0, w1 = (j * wd) // ow, -(-((j + 1) * wd) // ow)
+            out[:, :, i, j] = mean(x[:, :, h0:h1, w0:w1], (2, 3))
+    return out
+
+
+def global_avg_pool2d(x):
+    """Mean over H and W, keepdims (N, C, 1, 1) (any spatial rank >= 1)."""
+    x = np.asarray(x)
+    return mean(x, tuple(range(2, x.ndim)), keepdims=True)
+
+
+def global_max_pool2d(x):
+    """Max over the spatial axes, keepdims."""
+    x = np.asarray(x)
+    return amax(x, tuple(range(2, x.ndim)), keepdims=True)
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """Batch norm over axis 1. Inference: (x - mean) / sqrt(var + eps) * w + b with the
+    running stats. training=True: batch stats (biased variance) normalise, and the running
+    stats are updated in place PyTorch-style: r = (1 - momentum) r + momentum * batch (the
+    variance update uses the unbiased batch variance). Returns y."""
+    x = np.asarray(x)
+    c = x.shape[1]
+    bshape = (c,) + (1,) * (x.ndim - 2)
+    dt = x.dtype
+    if training:
+        axes = (0,) + tuple(range(2, x.ndim))
+        v, m = var_mean(x, axes)
+        cnt = x.size // c
+        if running_mean is not None:
+            running_mean[...] = ew.int_add if False else _o.add(
+                _o.mul(np.asarray(running_mean, dt), np.asarray(1 - momentum, dt)),
+                _o.mul(m, np.asarray(momentum, dt)))
+            vu = _o.mul(v, np.asarray(cnt / builtins.max(cnt - 1, 1), dt))
+            running_var[...] = _o.add(_o.mul(np.asarray(running_var, dt), np.asarray(1 - momentum, dt)),
+                                      _o.mul(vu, np.asarray(momentum, dt)))
+    else:
+        m, v = np.asarray(running_mean, dt), np.asarray(running_var, dt)
+    inv = ew.rsqrt(_o.add(np.asarray(v, dt), np.asarray(eps, dt)))
+    if weight is not None:
+        inv = _o.mul(inv, np.asarray(weight, dt))
+    y = _o.mul(_o.sub(x, np.asarray(m, dt).reshape(bshape)), inv.reshape(bshape))
+    if bias is not None:
+        y = _o.add(y, np.asarray(bias, dt).reshape(bshape))
+    return y
+
+
+def layer_norm_axis(x, weight=None, bias=None, axis: int = -1, eps: float = 1e-5):
+    """ONNX LayerNormalization: normalise over axes axis..end; returns (y, mean, inv_std_dev)
+    with the statistics shaped like x with those axes kept as 1 (float32)."""
+    x = np.asarray(x)
+    ax = _o._norm_axis(axis, x.ndim, "layer_norm")
+    inner = x.shape[ax:]
+    k = int(np.prod(inner))
+    x2 = x.reshape(-1, k) if x.flags.c_contiguous else contiguous(x).reshape(-1, k)
+    w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
+    b = None if bias is None else contiguous(np.broadcast_to(np.asarray(bias, x.dtype), inner)).reshape(-1)
+    y = _o.layer_norm(x2, w, b, eps).reshape(x.shape)
+    v, m = var_mean(_o.cast(x2, np.float32) if x.dtype != np.float32 else x2, 1)
+    inv = ew.rsqrt(_o.add(v, np.float32(eps)))
+    sshape = x.shape[:ax] + (1,) * (x.ndim - ax)
+    return y, m.reshape(sshape), inv.reshape(sshape)
+
+
+def rms_norm_axis(x, weight=None, axis: int = -1, eps: float = 1e-5):
+    """ONNX RMSNormalization over axes axis..end."""
+    x = np.asarray(x)
+    ax = _o._norm_axis(axis, x.ndim, "rms_norm")
+    inner = x.shape[ax:]
+    k = int(np.prod(inner))
+    x2 = contiguous(x).reshape(-1, k)
+    w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
+    return _o.rms_norm(x2, w, eps).reshape(x.shape)
+
+
+def add_rms_norm(x, residual, weight=None, eps: float = 1e-6):
+    """(rms_norm(x + residual), x + residual): the pre-norm residual step."""
+    h = _o.add(x, residual)
+    return _o.rms_norm(h, weight, eps), h
+
+
+def add_layer_norm(x, residual, weight=None, bias=None, eps: float = 1e-5):
+    """(layer_norm(x + residual), x + residual)."""
+    h = _o.add(x, residual)
+    return _o.layer_norm(h, weight, bias, eps), h
+
+
+def swiglu(gate, up):
+    """silu(gate) * up (LLaMA MLP)."""
+    return _o.mul(_o.silu(gate), up)
+
+
+def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
+    multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
+    attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (C-11)."""
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    hq, hk = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
+    if hq != hk:
+        k = np.repeat(k, hq // hk, axis=-3)
+        v = np.repeat(v, hq // hk, axis=-3)
+    e = q.shape[-1]
+    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    s = mm(q, np.swapaxes(k, -1, -2))
+    s = _o.mul(s, np.asarray(sc, s.dtype))
+    L, S = s.shape[-2:]
+    if is_causal:
+        cm = np.tril(np.ones((L, S), bool))
+        s = ew.where(cm, s, np.asarray(-np.inf, s.dtype))
+    if attn_mask is not None:
+        am = np.asarray(attn_mask)
+        if am.dtype == np.bool_:
+            s = ew.where(am, s, np.asarray(-np.inf, s.dtype))
+        else:
+            s = _o.add(s, am.astype(s.dtype))
+    s2 = np.ascontiguousarray(s).reshape(-1, S)
+    p = np.empty_like(s2)
+    if s2.size:
+        _launch(f"softmax0__DT_{_NAMES[s2.dtype]}", s2, p)
+    return mm(p.reshape(s.shape), v)
+
+
+def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: float = 0.0,
+                  reduction: str = "mean", weight=None):
+    """PyTorch cross_entropy forward: logits (N, C[, d...]), target int (N[, d...]).
+    loss_i = -(1 - ls) logp[t_i] - ls / C * sum_c logp[c]; ignored targets contribute 0 and
+    are excluded from the mean. reduction: mean, sum or none."""
+    x = np.asarray(logits)
+    t = np.asarray(target).astype(np.int64)
+    c = x.shape[1]
+    lp = _o.log_softmax(x, axis=1)
+    lpm = np.moveaxis(lp, 1, -1).reshape(-1, c)
+    tf = t.reshape(-1)
+    valid = tf != ignore_index
+    tsafe = np.where(valid, tf, 0)
+    from tl._ops_data import gather_elements
+    picked = gather_elements(lpm, tsafe[:, None], 1)[:, 0]
+    wts = np.ones(c, x.dtype) if weight is None else np.asarray(weight, x.dtype)
+    wt = gather(wts, tsafe) * valid
+    loss = _o.mul(_o.neg(picked) if hasattr(_o, "neg") else ew.neg(picked), wt.astype(x.dtype))
+    if label_smoothing:
+        sm = reduce_sum(_o.mul(lpm, wts[None, :]), 1)
+        loss = _o.add(_o.mul(loss, np.asarray(1 - label_smoothing, x.dtype)),
+                      _o.mul(ew.neg(sm), np.asarray(label_smoothing / c, x.dtype) * valid.astype(x.dtype)))
+    if reduction == "none":
+        return loss.reshape(t.shape)
+    tot = reduce_sum(loss)
+    if reduction == "sum":
+        return tot
+    return _o.div(np.asarray(tot, x.dtype), np.asarray(builtins.max(float(reduce_sum(wt.astype(np.float32))), 0.0), x.dtype))
+
+
+def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask=False):
+    """Inverted dropout with a counter-based hash mask (see ops/attention.py); identity when
+    not training or p == 0."""
+    x = np.asarray(x)
+    if not training or p == 0.0:
+        y, m = x.copy(), np.ones(x.shape, bool)
+    else:
+        y = np.empty(x.shape, x.dtype)
+        m = np.empty(x.shape, bool)
+        if x.size:
+            _launch(f"dropout__DT_{_NAMES[x.dtype]}", _o._to2d(x), y.reshape(_o._shape2d(x.shape)),
+                    m.reshape(_o._shape2d(x.shape)), float(p), int(seed))
+    return (y, m) if return_mask else y
+
+
+def rotary_embedding(x, cos, sin, interleaved: bool = False):
+    """Rotary position embedding over the last axis (even size D): half-rotation form
+    out = x * cos + rotate_half(x) * sin with cos/sin of shape (..., D/2) broadcast against
+    x[..., :D/2]; interleaved form rotates pairs (x[2i], x[2i+1])."""
+    x = np.asarray(x)
+    d = x.shape[-1]
+    cos = np.asarray(cos, x.dtype)
+    sin = np.asarray(sin, x.dtype)
+    if interleaved:
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+    else:
+        x1, x2 = x[..., : d // 2], x[..., d // 2:]
+    o1 = _o.sub(_o.mul(x1, cos), _o.mul(x2, sin))
+    o2 = _o.add(_o.mul(x2, cos), _o.mul(x1, sin))
+    out = np.empty(o1.shape[:-1] + (d,), x.dtype)
+    if interleaved:
+        copy_into(out[..., 0::2], o1)
+        copy_into(out[..., 1::2], o2)
+    else:
+        copy_into(out[..., : d // 2], o1)
+        copy_into(out[..., d // 2:], o2)
+    return out

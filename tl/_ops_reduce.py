@@ -1,0 +1,171 @@
+"""Reductions over any axes and scans (kernels: ops/reduce.py, ops/reduce_ext.py).
+
+``axis``: None (all axes), an int or a tuple of ints; ``keepdims`` as in NumPy. The reduced
+axes are moved last and flattened (a strided view; one copy6 when strides do not allow it).
+Float dtypes float32/float16/bfloat16 (float32 accumulation); max/min/argmax/argmin also
+int32 (and int64 for min/argmin). An empty reduced axis: sum -> 0, prod -> 1, mean/var -> NaN,
+max/min/argmax/argmin -> ValueError (no identity).
+"""
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from tl import ops as _o
+from tl.ops import _arr, _launch, _FLOATS, _NAMES
+from tl._ops_data import contiguous, copy_into, flip
+
+
+def _axes(axis, nd, op):
+    if axis is None:
+        return tuple(range(nd))
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    return tuple(sorted({_o._norm_axis(int(a), nd, op) for a in axis}))
+
+
+def _rows(x, axes):
+    """(x2 (R, N), kept shape) with the reduced axes last."""
+    keep = [i for i in range(x.ndim) if i not in axes]
+    xm = np.transpose(x, keep + list(axes))
+    kshape = tuple(x.shape[i] for i in keep)
+    n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
+    r = int(np.prod(kshape)) if kshape else 1
+    try:
+        x2 = np.reshape(xm, (r, n), copy=False)
+    except ValueError:
+        x2 = contiguous(xm).reshape(r, n)
+    return x2, kshape
+
+
+def _finish(res, x, axes, keepdims, out):
+    if keepdims:
+        res = res.reshape(tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
+    if out is not None:
+        np.copyto(out, res)
+        return out
+    return res
+
+
+def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, empty=None):
+    x, dt = _arr(x, "x", op, allowed)
+    axes = _axes(axis, x.ndim, op)
+    x2, kshape = _rows(x, axes)
+    res = np.empty(kshape, out_dt or x.dtype)
+    if x2.shape[1] == 0:
+        if empty is None:
+            raise ValueError(f"tl.ops.{op}: zero-size reduction over axes {axes} of shape {x.shape}")
+        res[...] = empty
+    elif res.size:
+        _launch(f"{kernel}__DT_{dt}", x2, res.reshape(-1))
+    return _finish(res, x, axes, keepdims, out)
+
+
+def reduce_sum(x, axis=None, keepdims=False, out=None):
+    """Sum (float32 accumulation)."""
+    return _reduce("row_sum", "reduce_sum", x, axis, keepdims, out, empty=0)
+
+
+def mean(x, axis=None, keepdims=False, out=None):
+    """Arithmetic mean (sum in float32 / count)."""
+    x, dt = _arr(x, "x", "mean")
+    axes = _axes(axis, x.ndim, "mean")
+    n = int(np.prod([x.shape[i] for i in axes])) if axes else 1
+    s = reduce_sum(x.astype(np.float32) if dt != "float32" else x, axes, keepdims)
+    r = _o.div(np.asarray(s, np.float32), np.asarray(np.float32(n) if n else np.float32("nan"), np.float32))
+    r = _o.cast(r, dt) if dt != "float32" else r
+    if out is not None:
+        np.copyto(out, r)
+        return out
+    return r
+
+
+def amax(x, axis=None, keepdims=False, out=None):
+    """Maximum (NaN propagates)."""
+    return _reduce("row_max", "amax", x, axis, keepdims, out, _FLOATS + ("int32",))
+
+
+def amin(x, axis=None, keepdims=False, out=None):
+    """Minimum (NaN propagates)."""
+    return _reduce("row_min", "amin", x, axis, keepdims, out, _FLOATS + ("int32", "int64"))
+
+
+def min(x, axis: int = -1, out=None):
+    """Minimum over one axis (companion of tl.ops.max)."""
+    return amin(x, axis, False, out)
+
+
+def prod(x, axis=None, keepdims=False, out=None):
+    """Product (float32 accumulation, left to right)."""
+    return _reduce("row_prod", "prod", x, axis, keepdims, out, empty=1)
+
+
+def _arg(kernel, op, x, axis, keepdims, select_last_index, out):
+    x, dt = _arr(x, "x", op, _FLOATS + ("int32", "int64") if kernel == "row_argmin" else _FLOATS + ("int32",))
+    ax = _o._norm_axis(axis, x.ndim, op)
+    n = x.shape[ax]
+    if select_last_index:
+        x = flip(x, ax)
+    r = _reduce(kernel, op, x, (ax,), keepdims, None, _FLOATS + ("int32", "int64"), np.int64)
+    if select_last_index:
+        r = (n - 1 - r).astype(np.int64)
+    if out is not None:
+        np.copyto(out, r)
+        return out
+    return r
+
+
+def argmax_axis(x, axis: int = -1, keepdims=False, select_last_index=False, out=None):
+    """int64 index of the maximum (first on ties unless select_last_index; NaN is the max)."""
+    return _arg("row_argmax", "argmax", x, axis, keepdims, select_last_index, out)
+
+
+def argmin(x, axis: int = -1, keepdims=False, select_last_index=False, out=None):
+    """int64 index of the minimum (first on ties unless select_last_index; NaN is the min)."""
+    return _arg("row_argmin", "argmin", x, axis, keepdims, select_last_index, out)
+
+
+def var_mean(x, axis=None, correction: int = 0, keepdims=False):
+    """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (C-14)."""
+    x, dt = _arr(x, "x", "var_mean")
+    axes = _axes(axis, x.ndim, "var_mean")
+    x2, kshape = _rows(x, axes)
+    m = np.empty(kshape, x.dtype)
+    v = np.empty(kshape, x.dtype)
+    if x2.shape[1] == 0:
+        m[...] = np.nan
+        v[...] = np.nan
+    elif m.size:
+        _launch(f"row_var__DT_{dt}", x2, m.reshape(-1), v.reshape(-1), float(correction))
+    return _finish(v, x, axes, keepdims, None), _finish(m, x, axes, keepdims, None)
+
+
+def var(x, axis=None, correction: int = 0, keepdims=False):
+    """Variance (biased by default, like NumPy; correction=1 for the unbiased estimate)."""
+    return var_mean(x, axis, correction, keepdims)[0]
+
+
+def cumsum(x, axis: int = 0, exclusive: bool = False, reverse: bool = False, out=None):
+    """Running sum along ``axis`` (ONNX CumSum attributes exclusive / reverse), left to right
+    in float32 for float dtypes, exact for int32/int64."""
+    x, dt = _arr(x, "x", "cumsum", _FLOATS + ("int32", "int64"))
+    ax = _o._norm_axis(axis, x.ndim, "cumsum")
+    res = np.empty(x.shape, x.dtype) if out is None else out
+    if x.size == 0:
+        return res
+    xm = np.moveaxis(x, ax, -1)
+    rm = np.moveaxis(res, ax, -1)
+    if reverse:
+        xm, rm = xm[..., ::-1], rm[..., ::-1]
+    n = xm.shape[-1]
+    if exclusive:
+        copy_into(rm[..., :1], np.zeros((), x.dtype))
+        xm, rm = xm[..., :n - 1], rm[..., 1:]
+        if n == 1:
+            return res
+    x2 = _o._to2d(xm)
+    tmp = np.empty(x2.shape, x.dtype)
+    _launch(f"row_cumsum__DT_{dt}", x2, tmp)
+    copy_into(rm, tmp.reshape(xm.shape))
+    return res

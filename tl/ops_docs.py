@@ -1,0 +1,51 @@
+"""Generates docs/operators.md from the operator registry: ``python -m tl.ops_docs [path]``.
+
+Test status comes from docs/onnx_conformance.md when present (passed/total of the op's ONNX
+node tests) and "tests/ops" otherwise.
+"""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from tl._ops_registry import registry
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _conformance() -> dict:
+    path = os.path.join(REPO, "docs", "onnx_conformance.md")
+    res = {}
+    if os.path.exists(path):
+        for line in open(path, encoding="utf-8"):
+            m = re.match(r"\| (\w+) \| (\d+) \| (\d+) \| (\d+) \|", line)
+            if m:
+                res[m.group(1)] = tuple(int(m.group(i)) for i in (2, 3, 4))
+    return res
+
+
+def render() -> str:
+    ops = registry()
+    conf = _conformance()
+    lines = ["# Operators", "", "Generated from the operator registry (tl/_ops_catalog.py) by "
+             "`python -m tl.ops_docs`; do not edit.", "",
+             f"{len(ops)} operators.", "",
+             "| op | category | ONNX | ATen | dtypes | kernels | targets | test status |",
+             "|---|---|---|---|---|---|---|---|"]
+    for o in sorted(ops.values(), key=lambda o: (o.category, o.name)):
+        onnx_op = re.match(r"\w*", o.onnx).group(0)
+        st = "tests/ops"
+        if onnx_op in conf:
+            p, f, s = conf[onnx_op]
+            st += f"; ONNX {p}/{p + f + s} pass"
+        lines.append(f"| `{o.name}` | {o.category} | {o.onnx or '-'} | {o.aten or '-'} | "
+                     f"{', '.join(o.dtypes)} | {', '.join(o.kernels) or 'composed'} | host | {st} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "docs", "operators.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(render())
+    print(f"{path}: {len(registry())} operators")
