@@ -132,7 +132,8 @@ tl_parallel_for_fn_t = ctypes.CFUNCTYPE(None, c_void_p, c_int64, tl_parallel_tas
 
 class tl_runtime_options_t(Structure):
     _fields_ = [("struct_size", c_uint32), ("num_threads", c_int32), ("parallel_for", c_void_p),
-                ("user_context", c_void_p)]
+                ("user_context", c_void_p), ("alloc_fn", c_void_p), ("free_fn", c_void_p),
+                ("alloc_context", c_void_p)]
 
 
 class tl_launch_options_t(Structure):

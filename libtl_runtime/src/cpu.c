@@ -1,6 +1,11 @@
 /* cpu.c - CPU feature detection and the host architecture name. */
 #include <string.h>
 #include "internal.h"
+#if defined(__riscv)
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/auxv.h>
+#endif
 
 static void append(char* out, size_t cap, const char* name) {
   size_t len = strlen(out);
@@ -9,6 +14,32 @@ static void append(char* out, size_t cap, const char* name) {
   if (len > 0) out[len++] = ',';
   memcpy(out + len, name, n + 1);
 }
+
+#if defined(__riscv)
+/* RVV 1.0: the HWCAP bit 'V' where the kernel reports it; otherwise (qemu-user 7.2 does not) a
+ * probe: one `vsetvli t0, zero, e32, m1, ta, ma` under a temporary SIGILL handler. The probe
+ * swaps the process's SIGILL handler for a moment, once per tl_runtime_create. */
+static sigjmp_buf probe_env;
+static void probe_sigill(int sig) {
+  (void)sig;
+  siglongjmp(probe_env, 1);
+}
+static int riscv_has_vector(void) {
+  if (getauxval(AT_HWCAP) & (1ul << ('V' - 'A'))) return 1;
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = probe_sigill;
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(SIGILL, &sa, &old) != 0) return 0;
+  volatile int ok = 0;
+  if (sigsetjmp(probe_env, 1) == 0) {
+    __asm__ volatile(".word 0x0d0072d7" ::: "t0", "memory"); /* vsetvli t0, zero, e32, m1, ta, ma */
+    ok = 1;
+  }
+  sigaction(SIGILL, &old, NULL);
+  return ok;
+}
+#endif
 
 void tl__detect_cpu_features(char* out, size_t cap) {
   out[0] = '\0';
@@ -44,6 +75,7 @@ void tl__detect_cpu_features(char* out, size_t cap) {
   append(out, cap, "neon");
 #elif defined(__riscv)
   append(out, cap, "rv64gc");
+  if (riscv_has_vector()) append(out, cap, "v");
 #endif
 }
 

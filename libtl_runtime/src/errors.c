@@ -44,8 +44,18 @@ void tl__clear_error(const tl_runtime_t* rt) {
   if (slot != NULL) slot->message[0] = '\0';
 }
 
+static _Thread_local char tl_create_error[TL_ERROR_MESSAGE_MAX];
+
+tl_status_t tl__set_create_error(tl_status_t status, const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(tl_create_error, sizeof tl_create_error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
 TL_API const char* tl_runtime_last_error(const tl_runtime_t* runtime) {
-  if (runtime == NULL) return "runtime is NULL";
+  if (runtime == NULL) return tl_create_error[0] ? tl_create_error : "runtime is NULL";
   tl_error_slot_t* slot = find_slot(runtime->id, 0);
   return slot != NULL ? slot->message : "";
 }

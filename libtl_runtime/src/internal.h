@@ -18,6 +18,10 @@ struct tl_runtime {
   char cpu_features[512];
   pthread_mutex_t pool_mutex;          /* guards pool and num_threads changes; held during a pooled launch */
   tl_pool_t* pool;                     /* created lazily at the first parallel launch */
+  tl_alloc_fn_t alloc_fn;              /* never NULL (defaults installed by tl_runtime_create) */
+  tl_free_fn_t free_fn;
+  void* alloc_context;
+  struct tl_runtime* fork_next;        /* registry of live runtimes, for the pthread_atfork child handler */
 };
 
 struct tl_kernel {
@@ -39,6 +43,20 @@ struct tl_package {
 tl_status_t tl__set_error(const tl_runtime_t* rt, tl_status_t status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tl__clear_error(const tl_runtime_t* rt);
+/* The message of a failed tl_runtime_create (no handle yet): tl_runtime_last_error(NULL). */
+tl_status_t tl__set_create_error(tl_status_t status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* alloc.c: every allocation of the runtime goes through rt's allocator */
+void* tl__alloc(const tl_runtime_t* rt, size_t size, size_t alignment);
+void* tl__calloc(const tl_runtime_t* rt, size_t n, size_t size);
+void* tl__realloc(const tl_runtime_t* rt, void* p, size_t old_size, size_t new_size);
+char* tl__strdup(const tl_runtime_t* rt, const char* s);
+void tl__free(const tl_runtime_t* rt, void* p);
+void* tl__default_alloc(void* ctx, size_t size, size_t alignment);
+void tl__default_free(void* ctx, void* p);
+
+/* runtime.c: fork safety (pthread_atfork) */
+void tl__pool_forget_after_fork(tl_pool_t* pool);
 
 /* cpu.c */
 void tl__detect_cpu_features(char* out, size_t cap);
@@ -61,6 +79,10 @@ typedef struct {
 int32_t tl__run_job(tl_runtime_t* rt, const tl_job_t* job);
 void tl__pool_destroy(tl_pool_t* pool);
 int32_t tl__online_cpus(void);
+
+/* elfcheck.c: header, machine and segment bounds of a bundle image, before dlopen */
+tl_status_t tl__check_elf(const tl_runtime_t* rt, const char* what, const char* variant, const unsigned char* data,
+                          size_t size);
 
 /* bundle loading (package.c) */
 tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what,

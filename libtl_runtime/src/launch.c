@@ -104,6 +104,11 @@ static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTens
   char* data = (char*)t->data;
   if (data == NULL && !empty) return arg_error(k, p, "data is NULL but the tensor has elements%s%s", "", "");
   if (data != NULL) data += t->byte_offset;
+  if (!empty && ((uintptr_t)data % itemsize) != 0) {
+    snprintf(want, sizeof want, "%zu", itemsize);
+    snprintf(got, sizeof got, "%p", (void*)data);
+    return arg_error(k, p, "data is misaligned: %s is not a multiple of %s bytes (the dtype's size)", got, want);
+  }
   __int128 lo = 0, hi = 0;
   for (int d = 0; d < ndim; ++d) {
     __int128 span = (__int128)strides[d] * (t->shape[d] > 0 ? t->shape[d] - 1 : 0);
@@ -186,7 +191,7 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
   void* heap = NULL;
   if (num_args > TL_STACK_ARGS) {
     size_t n = num_args;
-    heap = malloc(n * (sizeof *cargs + sizeof *tensors + sizeof *ext));
+    heap = tl__alloc(rt, n * (sizeof *cargs + sizeof *tensors + sizeof *ext), 16);
     if (heap == NULL) return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory", desc->name);
     tensors = (tl_tensor_t*)heap;
     cargs = (tl_arg_t*)(tensors + n);
@@ -259,6 +264,6 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
   else if (r != 0)
     st = tl__set_error(rt, TL_ERROR_INTERNAL, "kernel %s failed: its entry returned %d", desc->name, (int)r);
 done:
-  free(heap);
+  tl__free(rt, heap);
   return st;
 }

@@ -1,10 +1,12 @@
 /* package.c - opening .tlpkg archives (libarchive + jansson + SHA-256) and bundles (dlopen). */
+#ifndef TL_NO_PACKAGE_READER
 #include <archive.h>
 #include <archive_entry.h>
-#include <dlfcn.h>
-#include <errno.h>
 #include <jansson.h>
 #include <openssl/evp.h>
+#endif
+#include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include "internal.h"
 
+#ifndef TL_NO_PACKAGE_READER
 #define TL_MAX_ENTRY_BYTES ((int64_t)1 << 30)
 #define TL_MAX_ENTRIES 65536
 
@@ -34,12 +37,12 @@ typedef struct {
   size_t cap;
 } tl_entries_t;
 
-static void entries_free(tl_entries_t* e) {
+static void entries_free(const tl_runtime_t* rt, tl_entries_t* e) {
   for (size_t i = 0; i < e->count; ++i) {
-    free(e->items[i].name);
-    free(e->items[i].data);
+    tl__free(rt, e->items[i].name);
+    tl__free(rt, e->items[i].data);
   }
-  free(e->items);
+  tl__free(rt, e->items);
   memset(e, 0, sizeof *e);
 }
 
@@ -117,7 +120,7 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
     }
     if (out->count == out->cap) {
       size_t cap = out->cap ? out->cap * 2 : 16;
-      tl_entry_t* items = (tl_entry_t*)realloc(out->items, cap * sizeof *items);
+      tl_entry_t* items = (tl_entry_t*)tl__realloc(rt, out->items, out->cap * sizeof *items, cap * sizeof *items);
       if (items == NULL) {
         st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         goto done;
@@ -127,12 +130,13 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
     }
     tl_entry_t* e = &out->items[out->count];
     memset(e, 0, sizeof *e);
-    e->name = strdup(name);
-    size_t cap = declared > 0 ? (size_t)declared : 4096;
-    e->data = (unsigned char*)malloc(cap ? cap : 1);
+    e->name = tl__strdup(rt, name);
+    /* the declared size is only a hint: a lying header must not make us reserve a gigabyte up front */
+    size_t cap = declared > 0 ? (size_t)(declared < ((int64_t)1 << 24) ? declared : ((int64_t)1 << 24)) : 4096;
+    e->data = e->name ? (unsigned char*)tl__alloc(rt, cap ? cap : 1, 16) : NULL;
     if (e->name == NULL || e->data == NULL) {
-      free(e->name);
-      free(e->data);
+      tl__free(rt, e->name);
+      tl__free(rt, e->data);
       st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%s'", path, name);
       goto done;
     }
@@ -146,7 +150,7 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
         }
         size_t ncap = cap * 2;
         if ((int64_t)ncap > TL_MAX_ENTRY_BYTES + 1) ncap = (size_t)TL_MAX_ENTRY_BYTES + 1;
-        unsigned char* nd = (unsigned char*)realloc(e->data, ncap);
+        unsigned char* nd = (unsigned char*)tl__realloc(rt, e->data, e->size, ncap);
         if (nd == NULL) {
           st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory reading '%s'", path, name);
           goto done;
@@ -273,6 +277,8 @@ static tl_status_t check_kernels(tl_runtime_t* rt, const char* pkg, json_t* kern
   return TL_OK;
 }
 
+#endif /* TL_NO_PACKAGE_READER */
+
 /* ------------------------------------------------------------------------------------------ */
 /* bundle tables */
 
@@ -316,14 +322,14 @@ static void package_free(tl_package_t* pkg) {
   if (pkg == NULL) return;
   if (pkg->dl_handle) dlclose(pkg->dl_handle);
   if (pkg->memfd >= 0) close(pkg->memfd);
-  free(pkg->kernels);
-  free(pkg->target);
-  free(pkg);
+  tl__free(pkg->runtime, pkg->kernels);
+  tl__free(pkg->runtime, pkg->target);
+  tl__free(pkg->runtime, pkg);
 }
 
 /* Takes ownership of handle and memfd (closed on failure). */
 tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what, tl_package_t** out) {
-  tl_package_t* pkg = (tl_package_t*)calloc(1, sizeof *pkg);
+  tl_package_t* pkg = (tl_package_t*)tl__calloc(rt, 1, sizeof *pkg);
   if (pkg == NULL) {
     dlclose(handle);
     if (memfd >= 0) close(memfd);
@@ -355,9 +361,9 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
     return st;
   }
   pkg->bundle = b;
-  pkg->target = strdup(b->target ? b->target : "");
+  pkg->target = tl__strdup(rt, b->target ? b->target : "");
   pkg->num_kernels = b->num_kernels;
-  pkg->kernels = (tl_kernel_t*)calloc(b->num_kernels ? b->num_kernels : 1, sizeof(tl_kernel_t));
+  pkg->kernels = (tl_kernel_t*)tl__calloc(rt, b->num_kernels ? b->num_kernels : 1, sizeof(tl_kernel_t));
   if (pkg->target == NULL || pkg->kernels == NULL) {
     package_free(pkg);
     return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
@@ -370,8 +376,11 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
   return TL_OK;
 }
 
+#ifndef TL_NO_PACKAGE_READER
 static tl_status_t load_from_memory(tl_runtime_t* rt, const char* what, const char* variant, const unsigned char* data,
                                     size_t size, tl_package_t** out) {
+  tl_status_t est = tl__check_elf(rt, what, variant, data, size);
+  if (est != TL_OK) return est;
   char label[96];
   snprintf(label, sizeof label, "tl-bundle:%s", variant);
   int fd = memfd_create(label, MFD_CLOEXEC);
@@ -532,9 +541,18 @@ TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_p
   *out_package = pkg;
 done:
   json_decref(root);
-  entries_free(&entries);
+  entries_free(runtime, &entries);
   return st;
 }
+#else /* TL_NO_PACKAGE_READER: a runtime built without libarchive/jansson/libcrypto */
+TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+  if (out_package != NULL) *out_package = NULL;
+  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  return tl__set_error(runtime, TL_ERROR_UNSUPPORTED,
+                       "%s: this libtl_runtime was built without the package reader (PACKAGE_READER=0); "
+                       "extract the bundle and use tl_package_open_bundle", path ? path : "(null)");
+}
+#endif
 
 TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
   if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "out_package is NULL");

@@ -12,19 +12,20 @@ typedef struct {
 } tl_workspace_t;
 
 /* Makes ws hold at least bytes (aligned to TL_WORKSPACE_ALIGN); returns 0 or -1. */
-static int workspace_reserve(tl_workspace_t* ws, uint64_t bytes) {
+static int workspace_reserve(const tl_runtime_t* rt, tl_workspace_t* ws, uint64_t bytes) {
   if (bytes == 0 || bytes <= ws->size) return 0;
   uint64_t rounded = (bytes + TL_WORKSPACE_ALIGN - 1) & ~(uint64_t)(TL_WORKSPACE_ALIGN - 1);
   if (rounded < bytes || rounded > (uint64_t)SIZE_MAX) return -1;
-  void* p = aligned_alloc(TL_WORKSPACE_ALIGN, (size_t)rounded);
+  void* p = tl__alloc(rt, (size_t)rounded, TL_WORKSPACE_ALIGN);
   if (p == NULL) return -1;
-  free(ws->data);
+  tl__free(rt, ws->data);
   ws->data = p;
   ws->size = rounded;
   return 0;
 }
 
 struct tl_pool {
+  const tl_runtime_t* rt;           /* whose allocator owns this pool's memory */
   int nworkers;
   pthread_t* threads;
   tl_workspace_t* workspaces;   /* nworkers + 1: the last one is the caller's */
@@ -52,7 +53,7 @@ static void run_chunks(tl_pool_t* pool, const tl_job_t* job, tl_workspace_t* ws)
     if (first >= job->total) return;
     int64_t last = first + pool->chunk < job->total ? first + pool->chunk : job->total;
     int32_t r;
-    if (workspace_reserve(ws, job->workspace_bytes) != 0) {
+    if (workspace_reserve(pool->rt, ws, job->workspace_bytes) != 0) {
       r = TL_JOB_ENOMEM;
     } else {
       r = job->entry(job->args, job->grid, first, last, job->workspace_bytes ? ws->data : NULL);
@@ -79,7 +80,7 @@ static void* worker_main(void* varg) {
   tl_worker_arg_t* arg = (tl_worker_arg_t*)varg;
   tl_pool_t* pool = arg->pool;
   tl_workspace_t* ws = &pool->workspaces[arg->index];
-  free(arg);
+  tl__free(pool->rt, arg);
   uint64_t seen = 0;
   for (;;) {
     uint64_t g = atomic_load_explicit(&pool->generation, memory_order_acquire);
@@ -113,24 +114,33 @@ void tl__pool_destroy(tl_pool_t* pool) {
   pthread_cond_broadcast(&pool->cv_start);
   pthread_mutex_unlock(&pool->mu);
   for (int i = 0; i < pool->nworkers; ++i) pthread_join(pool->threads[i], NULL);
-  for (int i = 0; i <= pool->nworkers; ++i) free(pool->workspaces[i].data);
   pthread_cond_destroy(&pool->cv_start);
   pthread_cond_destroy(&pool->cv_done);
   pthread_mutex_destroy(&pool->mu);
-  free(pool->workspaces);
-  free(pool->threads);
-  free(pool);
+  tl__pool_forget_after_fork(pool);
 }
 
-static tl_pool_t* pool_create(int nworkers) {
-  tl_pool_t* pool = (tl_pool_t*)calloc(1, sizeof *pool);
+/* Frees the pool's memory without touching its threads or locks (also used in a forked child,
+ * where the workers do not exist and the locks may be held by threads that are gone). */
+void tl__pool_forget_after_fork(tl_pool_t* pool) {
+  if (pool == NULL) return;
+  const tl_runtime_t* rt = pool->rt;
+  for (int i = 0; i <= pool->nworkers; ++i) tl__free(rt, pool->workspaces[i].data);
+  tl__free(rt, pool->workspaces);
+  tl__free(rt, pool->threads);
+  tl__free(rt, pool);
+}
+
+static tl_pool_t* pool_create(const tl_runtime_t* rt, int nworkers) {
+  tl_pool_t* pool = (tl_pool_t*)tl__calloc(rt, 1, sizeof *pool);
   if (pool == NULL) return NULL;
-  pool->threads = (pthread_t*)calloc((size_t)nworkers, sizeof(pthread_t));
-  pool->workspaces = (tl_workspace_t*)calloc((size_t)nworkers + 1, sizeof(tl_workspace_t));
+  pool->rt = rt;
+  pool->threads = (pthread_t*)tl__calloc(rt, (size_t)nworkers, sizeof(pthread_t));
+  pool->workspaces = (tl_workspace_t*)tl__calloc(rt, (size_t)nworkers + 1, sizeof(tl_workspace_t));
   if (pool->threads == NULL || pool->workspaces == NULL) {
-    free(pool->threads);
-    free(pool->workspaces);
-    free(pool);
+    tl__free(rt, pool->threads);
+    tl__free(rt, pool->workspaces);
+    tl__free(rt, pool);
     return NULL;
   }
   pthread_mutex_init(&pool->mu, NULL);
@@ -142,12 +152,12 @@ static tl_pool_t* pool_create(int nworkers) {
   atomic_init(&pool->stop, 0);
   atomic_init(&pool->active, 0);
   for (int i = 0; i < nworkers; ++i) {
-    tl_worker_arg_t* arg = (tl_worker_arg_t*)malloc(sizeof *arg);
+    tl_worker_arg_t* arg = (tl_worker_arg_t*)tl__alloc(rt, sizeof *arg, 16);
     if (arg == NULL) break;
     arg->pool = pool;
     arg->index = i;
     if (pthread_create(&pool->threads[i], NULL, worker_main, arg) != 0) {
-      free(arg);
+      tl__free(rt, arg);
       break;
     }
     pool->nworkers = i + 1;
@@ -159,7 +169,7 @@ static tl_pool_t* pool_create(int nworkers) {
   return pool;
 }
 
-static int32_t run_inline(const tl_job_t* job) {
+static int32_t run_inline(const tl_runtime_t* rt, const tl_job_t* job) {
   _Alignas(TL_WORKSPACE_ALIGN) unsigned char small[4096];
   void* ws = NULL;
   void* heap = NULL;
@@ -168,16 +178,17 @@ static int32_t run_inline(const tl_job_t* job) {
       ws = small;
     } else {
       tl_workspace_t w = {NULL, 0};
-      if (workspace_reserve(&w, job->workspace_bytes) != 0) return TL_JOB_ENOMEM;
+      if (workspace_reserve(rt, &w, job->workspace_bytes) != 0) return TL_JOB_ENOMEM;
       ws = heap = w.data;
     }
   }
   int32_t r = job->entry(job->args, job->grid, 0, job->total, ws);
-  free(heap);
+  tl__free(rt, heap);
   return r;
 }
 
 typedef struct {
+  const tl_runtime_t* rt;
   const tl_job_t* job;
   int64_t nchunks;
   atomic_int result;
@@ -192,12 +203,12 @@ static void host_task(void* ctx, int64_t i) {
   if (first >= last) return;
   tl_workspace_t ws = {NULL, 0};
   int32_t r;
-  if (workspace_reserve(&ws, job->workspace_bytes) != 0) {
+  if (workspace_reserve(t->rt, &ws, job->workspace_bytes) != 0) {
     r = TL_JOB_ENOMEM;
   } else {
     r = job->entry(job->args, job->grid, first, last, ws.data);
   }
-  free(ws.data);
+  tl__free(t->rt, ws.data);
   if (r != 0) {
     int expected = 0;
     atomic_compare_exchange_strong(&t->result, &expected, (int)r);
@@ -206,10 +217,11 @@ static void host_task(void* ctx, int64_t i) {
 
 int32_t tl__run_job(tl_runtime_t* rt, const tl_job_t* job) {
   int32_t nthreads = atomic_load_explicit(&rt->num_threads, memory_order_relaxed);
-  if (job->total <= 1 || nthreads <= 1) return run_inline(job);
+  if (job->total <= 1 || nthreads <= 1) return run_inline(rt, job);
 
   if (rt->parallel_for != NULL) {
     tl_host_task_t task;
+    task.rt = rt;
     task.job = job;
     task.nchunks = job->total < (int64_t)nthreads * 4 ? job->total : (int64_t)nthreads * 4;
     atomic_init(&task.result, 0);
@@ -217,15 +229,17 @@ int32_t tl__run_job(tl_runtime_t* rt, const tl_job_t* job) {
     return atomic_load(&task.result);
   }
 
-  pthread_mutex_lock(&rt->pool_mutex);
+  /* One pooled launch at a time: a launch that finds the pool busy (another thread of a server is
+   * using it) runs on its own calling thread instead of queueing behind it. */
+  if (pthread_mutex_trylock(&rt->pool_mutex) != 0) return run_inline(rt, job);
   nthreads = atomic_load(&rt->num_threads);
   if (rt->pool == NULL) {
-    rt->pool = nthreads > 1 ? pool_create(nthreads - 1) : NULL;
+    rt->pool = nthreads > 1 ? pool_create(rt, nthreads - 1) : NULL;
   }
   tl_pool_t* pool = rt->pool;
   if (pool == NULL) {
     pthread_mutex_unlock(&rt->pool_mutex);
-    return run_inline(job);   /* could not start threads: still correct, just serial */
+    return run_inline(rt, job);   /* could not start threads: still correct, just serial */
   }
   int64_t workers = (int64_t)pool->nworkers + 1;
   int64_t chunk = job->total / (workers * 4);

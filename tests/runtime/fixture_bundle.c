@@ -190,3 +190,9 @@ EXPORT const tl_bundle_t* tl_bundle_query(uint32_t max_abi_version, const tl_hos
   if (env == 0 || max_abi_version < TL_BUNDLE_ABI_VERSION) return 0;
   return &bundle;
 }
+
+#ifdef FIXTURE_UNDEFINED
+/* -DFIXTURE_UNDEFINED=1: a bundle that needs a symbol nothing defines (dlopen RTLD_NOW refuses it) */
+extern int tl_fixture_no_such_function(void);
+EXPORT int tl_fixture_uses_undefined(void) { return tl_fixture_no_such_function(); }
+#endif

@@ -29,6 +29,20 @@ KERNELS = [
 ]
 
 
+# `make test-sanitize` runs pytest with the ASan runtime preloaded (TL_SANITIZE=1): keep it out of the
+# compilers and tools the tests start.
+SANITIZE = os.environ.get("TL_SANITIZE") == "1"
+ASAN_PRELOAD = os.environ.pop("LD_PRELOAD", "") if SANITIZE else ""
+
+
+def python_env(**extra) -> dict:
+    """Environment for a Python subprocess that loads the runtime (with the ASan preload when sanitizing)."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), **extra)
+    if ASAN_PRELOAD:
+        env["LD_PRELOAD"] = ASAN_PRELOAD
+    return env
+
+
 def _ensure_runtime():
     lib = os.environ.get("TL_RUNTIME_LIB") or str(REPO / "build" / "runtime" / "libtl_runtime.so")
     if not os.path.exists(lib):

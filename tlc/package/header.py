@@ -5,6 +5,9 @@
 
 that fills tl_value_t in signature order and calls tl_kernel_launch (grid from the kernel's rule).
 Tensors are ``const DLTensor*``; integer/bool scalars ``int64_t``; float scalars ``double``.
+Also ``<pkg>_kernels_t`` (one ``tl_kernel_t*`` field per kernel) and
+``<pkg>_kernels_resolve(tl_package_t*, <pkg>_kernels_t*)``; an ``#error`` guards the ABI/format major.
+The header is C99 and C++ (extern "C"); it compiles with -Wall -Wextra -Werror -pedantic in both.
 """
 from __future__ import annotations
 
@@ -39,5 +42,6 @@ def render_header(package: str, kernels: list[dict], tlc_version: str = "0.1.0")
         sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + str(p['rank']) + ']' if p['kind'] == 'tensor' else ''}"
                         for p in k["params"])
         items.append({"name": k["name"], "source": k.get("source", "?"), "signature": sig, "params": params,
-                      "fn": f"{prefix}_{c_identifier(k['name'])}", "macro": c_identifier(k["name"]).upper()})
-    return render("header.h.j2", name=package, guard=prefix.upper(), kernels=items, tlc_version=tlc_version)
+                      "fn": f"{prefix}_{c_identifier(k['name'])}", "macro": c_identifier(k["name"]).upper(), "field": c_identifier(k["name"])})
+    return render("header.h.j2", name=package, name_c=prefix, guard=prefix.upper(), kernels=items,
+                  tlc_version=tlc_version)

@@ -52,11 +52,23 @@ typedef struct tl_kernel tl_kernel_t;
 typedef void (*tl_parallel_task_fn_t)(void* ctx, int64_t i);
 typedef void (*tl_parallel_for_fn_t)(void* user_context, int64_t n, tl_parallel_task_fn_t fn, void* ctx);
 
+/* An allocator supplied by the host: returns size bytes aligned to alignment (a power of two,
+ * at most 4096) or NULL; free_fn(ctx, NULL) must be a no-op. Used for every allocation the runtime
+ * makes itself (handles, archive entries, workspaces, the pool); the system libraries it calls
+ * (libarchive, jansson, libcrypto, the dynamic loader) still use malloc. */
+typedef void* (*tl_alloc_fn_t)(void* alloc_context, size_t size, size_t alignment);
+typedef void (*tl_free_fn_t)(void* alloc_context, void* ptr);
+
+/* Versioned by struct_size: fields are only ever appended. A struct_size that ends before
+ * alloc_fn (an older caller) is accepted and gets the default allocator. */
 typedef struct {
   uint32_t struct_size;               /* set by tl_runtime_options_initialize */
   int32_t num_threads;                /* 0: one per online CPU */
   tl_parallel_for_fn_t parallel_for;  /* NULL: the runtime's own thread pool */
   void* user_context;                 /* passed to parallel_for */
+  tl_alloc_fn_t alloc_fn;             /* NULL (with free_fn NULL): malloc/free */
+  tl_free_fn_t free_fn;
+  void* alloc_context;                /* passed to alloc_fn/free_fn */
 } tl_runtime_options_t;
 
 /* Launch-time options; NULL means defaults (grid from the kernel's grid rule). */
@@ -78,7 +90,8 @@ TL_API void tl_launch_options_initialize(tl_launch_options_t* options);
 
 TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_runtime_t** out_runtime);
 TL_API void tl_runtime_release(tl_runtime_t* runtime);
-/* The last error message of this thread on this runtime ("" when none). Never NULL. */
+/* The last error message of this thread on this runtime ("" when none). Never NULL.
+ * With runtime == NULL: why this thread's last tl_runtime_create failed. */
 TL_API const char* tl_runtime_last_error(const tl_runtime_t* runtime);
 TL_API tl_status_t tl_runtime_set_num_threads(tl_runtime_t* runtime, int32_t num_threads);
 TL_API int32_t tl_runtime_num_threads(const tl_runtime_t* runtime);

@@ -1,0 +1,270 @@
+/* stress.c - a C driver for libtl_runtime's lifetime, allocation, concurrency and fork behaviour,
+ * run against the fixture package (tests/runtime/fixture_bundle.c). Built and run by
+ * tests/runtime/test_stress.py, under ASan+UBSan+LeakSanitizer by `make test-sanitize` and under
+ * valgrind when it is installed. Usage: stress FIXTURE.tlpkg [loops|alloc|threads|fork|all]
+ * Prints one line per check and exits 0 when all passed. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <tl/runtime.h>
+
+static const char* g_pkg;
+static int g_failures;
+#define CHECK(cond, ...)                                   \
+  do {                                                     \
+    if (!(cond)) {                                         \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                        \
+      fputc('\n', stderr);                                 \
+      g_failures++;                                        \
+    }                                                      \
+  } while (0)
+
+static DLTensor vec(void* data, int64_t* shape, int ndim, uint8_t code, uint8_t bits) {
+  DLTensor t;
+  memset(&t, 0, sizeof t);
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.ndim = ndim;
+  t.dtype.code = code;
+  t.dtype.bits = bits;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  return t;
+}
+
+/* axpy on n elements (y = 2x + 1) and rowsum (workspace, one program per row); returns 0 when both
+ * launched and gave the right values, else the failing status (or -1 for wrong values). */
+static int run_kernels(tl_package_t* pkg, int64_t n) {
+  tl_kernel_t *axpy = NULL, *rowsum = NULL;
+  int st = tl_package_kernel(pkg, "axpy", &axpy);
+  if (st == TL_OK) st = tl_package_kernel(pkg, "rowsum", &rowsum);
+  if (st != TL_OK) return st;
+  float* x = malloc(sizeof(float) * (size_t)n);
+  float* y = malloc(sizeof(float) * (size_t)n);
+  float* out = malloc(sizeof(float) * 64);
+  if (!x || !y || !out) abort();
+  for (int64_t i = 0; i < n; ++i) { x[i] = (float)(i % 7); y[i] = 1.0f; }
+  int64_t shape[1] = {n};
+  DLTensor tx = vec(x, shape, 1, kDLFloat, 32), ty = vec(y, shape, 1, kDLFloat, 32);
+  tl_value_t args[3] = {{&tx, 0, 0.0}, {&ty, 0, 0.0}, {NULL, 0, 2.0}};
+  st = tl_kernel_launch(axpy, args, 3, NULL);
+  for (int64_t i = 0; st == TL_OK && i < n; ++i)
+    if (y[i] != 2.0f * (float)(i % 7) + 1.0f) st = -1;
+  int64_t rows = 64 < n / 8 ? 64 : n / 8, cols = 8, s2[2] = {rows, cols}, s1[1] = {rows};
+  DLTensor tm = vec(x, s2, 2, kDLFloat, 32), to = vec(out, s1, 1, kDLFloat, 32);
+  tl_value_t rargs[2] = {{&tm, 0, 0.0}, {&to, 0, 0.0}};
+  if (st == TL_OK) st = tl_kernel_launch(rowsum, rargs, 2, NULL);
+  for (int64_t r = 0; st == TL_OK && r < rows; ++r) {
+    float want = 0;
+    for (int64_t c = 0; c < cols; ++c) want += x[r * cols + c];
+    if (out[r] != want) st = -1;
+  }
+  free(x); free(y); free(out);
+  return st;
+}
+
+/* 1. open/launch/close loops (LeakSanitizer/valgrind watch for leaks) */
+static void test_loops(void) {
+  for (int i = 0; i < 30; ++i) {
+    tl_runtime_options_t o;
+    tl_runtime_options_initialize(&o);
+    o.num_threads = 1 + i % 4;
+    tl_runtime_t* rt = NULL;
+    tl_package_t* pkg = NULL;
+    CHECK(tl_runtime_create(&o, &rt) == TL_OK, "create");
+    CHECK(tl_package_open(rt, g_pkg, &pkg) == TL_OK, "open: %s", tl_runtime_last_error(rt));
+    CHECK(run_kernels(pkg, 1000 + 37 * i) == 0, "run: %s", tl_runtime_last_error(rt));
+    tl_package_release(pkg);
+    tl_runtime_release(rt);
+  }
+  printf("loops: 30 create/open/launch/close cycles\n");
+}
+
+/* 2. an allocator that fails after N allocations: clean status + message, nothing left allocated */
+typedef struct {
+  atomic_long budget;    /* allocations left before failing; <0: unlimited */
+  atomic_long live;
+  atomic_long total;
+} counting_t;
+
+static void* c_alloc(void* ctx, size_t size, size_t align) {
+  counting_t* c = ctx;
+  if (atomic_fetch_sub(&c->budget, 1) <= 0) return NULL;
+  void* p = NULL;
+  if (posix_memalign(&p, align < sizeof(void*) ? sizeof(void*) : align, size) != 0) return NULL;
+  atomic_fetch_add(&c->live, 1);
+  atomic_fetch_add(&c->total, 1);
+  return p;
+}
+static void c_free(void* ctx, void* p) {
+  counting_t* c = ctx;
+  if (p == NULL) return;
+  atomic_fetch_sub(&c->live, 1);
+  free(p);
+}
+
+static void test_alloc(void) {
+  long n;
+  int clean_errors = 0;
+  for (n = 0; n < 10000; ++n) {
+    counting_t c;
+    atomic_init(&c.budget, n);
+    atomic_init(&c.live, 0);
+    atomic_init(&c.total, 0);
+    tl_runtime_options_t o;
+    tl_runtime_options_initialize(&o);
+    o.num_threads = 3;
+    o.alloc_fn = c_alloc;
+    o.free_fn = c_free;
+    o.alloc_context = &c;
+    tl_runtime_t* rt = NULL;
+    tl_package_t* pkg = NULL;
+    int st = tl_runtime_create(&o, &rt);
+    int done = 0;
+    if (st != TL_OK) {
+      CHECK(st == TL_ERROR_OUT_OF_MEMORY && rt == NULL, "N=%ld create gave %d", n, st);
+      CHECK(strstr(tl_runtime_last_error(NULL), "out of memory") != NULL, "N=%ld: '%s'", n,
+            tl_runtime_last_error(NULL));
+      clean_errors++;
+    } else {
+      st = tl_package_open(rt, g_pkg, &pkg);
+      if (st != TL_OK) {
+        CHECK(st == TL_ERROR_OUT_OF_MEMORY && pkg == NULL, "N=%ld open gave %d: %s", n, st, tl_runtime_last_error(rt));
+        CHECK(strstr(tl_runtime_last_error(rt), "out of memory") != NULL, "N=%ld: '%s'", n, tl_runtime_last_error(rt));
+        clean_errors++;
+      } else {
+        st = run_kernels(pkg, 4096);
+        /* a pool that cannot start runs serially: still correct; a workspace that cannot be had is an error */
+        if (st == TL_OK) done = 1;
+        else {
+          CHECK(st == TL_ERROR_OUT_OF_MEMORY, "N=%ld launch gave %d: %s", n, st, tl_runtime_last_error(rt));
+          clean_errors++;
+        }
+      }
+    }
+    tl_package_release(pkg);
+    tl_runtime_release(rt);
+    CHECK(atomic_load(&c.live) == 0, "N=%ld: %ld allocations leaked", n, atomic_load(&c.live));
+    if (done && atomic_load(&c.budget) >= 0) break;  /* succeeded without hitting the limit */
+  }
+  CHECK(n < 10000, "never succeeded");
+  printf("alloc: failing allocator N=0..%ld: %d clean errors, then success, no leak\n", n, clean_errors);
+}
+
+/* 3. launches from many threads while packages open/close and the thread count changes */
+typedef struct { tl_package_t* pkg; int iters; int errors; } launcher_t;
+static tl_runtime_t* g_rt;
+static atomic_int g_stop;
+
+static void* launcher(void* arg) {
+  launcher_t* l = arg;
+  for (int i = 0; i < l->iters; ++i)
+    if (run_kernels(l->pkg, 257 + 61 * i) != 0) l->errors++;
+  return NULL;
+}
+static void* opener(void* arg) {
+  int* errors = arg;
+  while (!atomic_load(&g_stop)) {
+    tl_package_t* p = NULL;
+    if (tl_package_open(g_rt, g_pkg, &p) != TL_OK || run_kernels(p, 3000) != 0) (*errors)++;
+    tl_package_release(p);
+  }
+  return NULL;
+}
+static void* resizer(void* arg) {
+  int* errors = arg;
+  for (int i = 0; !atomic_load(&g_stop); ++i) {
+    if (tl_runtime_set_num_threads(g_rt, 1 + i % 4) != TL_OK) (*errors)++;
+    usleep(200);
+  }
+  return NULL;
+}
+
+static void test_threads(void) {
+  tl_package_t* pkg = NULL;
+  CHECK(tl_runtime_create(NULL, &g_rt) == TL_OK, "create");
+  CHECK(tl_package_open(g_rt, g_pkg, &pkg) == TL_OK, "open");
+  enum { NL = 8 };
+  pthread_t th[NL + 2];
+  launcher_t ls[NL];
+  int open_errors = 0, resize_errors = 0;
+  atomic_store(&g_stop, 0);
+  pthread_create(&th[NL], NULL, opener, &open_errors);
+  pthread_create(&th[NL + 1], NULL, resizer, &resize_errors);
+  for (int i = 0; i < NL; ++i) {
+    ls[i].pkg = pkg;
+    ls[i].iters = 60;
+    ls[i].errors = 0;
+    pthread_create(&th[i], NULL, launcher, &ls[i]);
+  }
+  int errors = 0;
+  for (int i = 0; i < NL; ++i) {
+    pthread_join(th[i], NULL);
+    errors += ls[i].errors;
+  }
+  atomic_store(&g_stop, 1);
+  pthread_join(th[NL], NULL);
+  pthread_join(th[NL + 1], NULL);
+  CHECK(errors == 0 && open_errors == 0 && resize_errors == 0, "errors: launch %d open %d resize %d", errors,
+        open_errors, resize_errors);
+  tl_package_release(pkg);
+  tl_runtime_release(g_rt);
+  printf("threads: %d launcher threads x 60 launches, concurrent open/close and set_num_threads\n", NL);
+}
+
+/* 4. fork after the pool has started (and while another thread is mid-launch): the child launches */
+static void* busy(void* arg) {
+  launcher_t* l = arg;
+  for (int i = 0; i < l->iters; ++i) run_kernels(l->pkg, 20000);
+  return NULL;
+}
+
+static void test_fork(void) {
+  tl_runtime_options_t o;
+  tl_runtime_options_initialize(&o);
+  o.num_threads = 4;
+  tl_runtime_t* rt = NULL;
+  tl_package_t* pkg = NULL;
+  CHECK(tl_runtime_create(&o, &rt) == TL_OK, "create");
+  CHECK(tl_package_open(rt, g_pkg, &pkg) == TL_OK, "open");
+  CHECK(run_kernels(pkg, 5000) == 0, "parent launch");      /* starts the pool */
+  launcher_t l = {pkg, 200, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, busy, &l);
+  int children_ok = 0;
+  for (int k = 0; k < 5; ++k) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+      int ok = run_kernels(pkg, 5000) == 0 && tl_runtime_set_num_threads(rt, 2) == TL_OK && run_kernels(pkg, 7000) == 0;
+      _exit(ok ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) children_ok++;
+    else CHECK(0, "child %d: status %d", k, status);
+  }
+  pthread_join(t, NULL);
+  CHECK(run_kernels(pkg, 5000) == 0, "parent launch after fork");
+  tl_package_release(pkg);
+  tl_runtime_release(rt);
+  printf("fork: %d/5 children launched on a fresh pool\n", children_ok);
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) return 2;
+  g_pkg = argv[1];
+  const char* what = argc > 2 ? argv[2] : "all";
+  int all = strcmp(what, "all") == 0;
+  if (all || strcmp(what, "loops") == 0) test_loops();
+  if (all || strcmp(what, "alloc") == 0) test_alloc();
+  if (all || strcmp(what, "threads") == 0) test_threads();
+  if (all || strcmp(what, "fork") == 0) test_fork();
+  printf("%s\n", g_failures ? "FAILED" : "all passed");
+  return g_failures ? 1 : 0;
+}
