@@ -8,6 +8,13 @@ operators and needs no entry. A missing entry raises ``KeyError`` at emit time (
 The SSE2 baseline (x86-64 psABI v1) has no FMA and no F16C: ``fma`` is a multiply then an
 add (two roundings, so ``dot`` results may differ from the AVX variants in the last bits) and
 the float16 conversions are a lane loop over the bit-exact software conversion of the prelude.
+
+Non-x86 tables ("neon" AArch64, "rvv" RISC-V RVV 1.0, "rv64" scalar rv64gc) keep the same
+contract. "neon" uses <arm_neon.h> intrinsics (vfmaq_f32 is fused, vcvt_f32_f16 exact).
+"rvv" and "rv64" use no intrinsics (clang 14 / gcc 12 cross compilers): splat and sqrt/fma are
+lane loops that the compiler turns into vector (rvv: vfmv/vfsqrt/vfmadd under a constant AVL) or
+scalar (rv64: fsqrt.s, fmadd.s) instructions; fma is fused on both, so dot results match the
+x86 AVX variants. float16 conversions use the prelude's software lane loops (no Zvfh here).
 """
 from __future__ import annotations
 
@@ -45,6 +52,36 @@ ISA: dict[str, dict[str, object]] = {
         "f2h": "tl_f2h_lanes({a})",
     },
 }
+
+# lane loops: statement expressions over the prelude's vector types (TL_L lanes); braces are
+# doubled because every entry is itself a str.format template
+_SPLAT_LOOP = "({{ T r_; for (int i_ = 0; i_ < TL_L; ++i_) r_[i_] = ({a}); r_; }})"
+_LANE_LOOP = "({{ tl_vf r_, a_ = ({a})DECL; for (int i_ = 0; i_ < TL_L; ++i_) r_[i_] = CALL; r_; }})"
+_SCALAR_VECTOR = {
+    "includes": (),
+    "splat_f": _SPLAT_LOOP.replace("T", "tl_vf", 1),
+    "splat_i": _SPLAT_LOOP.replace("T", "tl_vi", 1),
+    # fused (one rounding) like the x86 AVX variants: fmadd.s / vfmadd.vv
+    "fma": _LANE_LOOP.replace("DECL", ", b_ = ({b}), c_ = ({c})").replace(
+        "CALL", "__builtin_fmaf(a_[i_], b_[i_], c_[i_])"),
+    "sqrt": _LANE_LOOP.replace("DECL", "").replace("CALL", "__builtin_sqrtf(a_[i_])"),
+    "h2f": "tl_h2f_lanes({a})",
+    "f2h": "tl_f2h_lanes({a})",
+}
+ISA.update({
+    "neon": {
+        "includes": ("<arm_neon.h>",),
+        "lanes": 4,
+        "splat_f": "((tl_vf)vdupq_n_f32({a}))",
+        "splat_i": "((tl_vi)vdupq_n_s32({a}))",
+        "fma": "((tl_vf)vfmaq_f32((float32x4_t)({c}), (float32x4_t)({a}), (float32x4_t)({b})))",
+        "sqrt": "((tl_vf)vsqrtq_f32((float32x4_t)({a})))",
+        "h2f": "((tl_vf)vcvt_f32_f16(vreinterpret_f16_u16((uint16x4_t)({a}))))",
+        "f2h": "((tl_vh)vreinterpret_u16_f16(vcvt_f16_f32((float32x4_t)({a}))))",
+    },
+    "rvv": {**_SCALAR_VECTOR, "lanes": 8},
+    "rv64": {**_SCALAR_VECTOR, "lanes": 4},
+})
 
 # entries every ISA table must provide (checked by tests/emit_c/test_isa.py)
 REQUIRED = ("includes", "lanes", "splat_f", "splat_i", "fma", "sqrt", "h2f", "f2h")
