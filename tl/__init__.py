@@ -61,4 +61,7 @@ def __getattr__(name):
     if name == "TLError":
         from tl._runtime import TLError
         return TLError
+    if name in ("set_num_threads", "num_threads"):    # the default runtime's thread count (lazy)
+        from tl import _runtime
+        return getattr(_runtime, name)
     raise AttributeError(f"module 'tl' has no attribute {name!r}")

@@ -322,6 +322,9 @@ class Package:
         self._lib = self._runtime._lib
         self._handle = None
         self._kernels = {}
+        self._life = threading.Lock()   # guards _inflight and _closing (close() vs running launches)
+        self._inflight = 0
+        self._closing = False
         self.path = os.fspath(path)
         if isinstance(self.path, bytes):
             self.path = self.path.decode()
@@ -341,7 +344,7 @@ class Package:
         k = self._kernels.get(name)
         if k is not None:
             return k
-        if self._handle is None:
+        if self._handle is None or self._closing:
             raise TLError(f"package {self.path} is closed")
         kh = c_void_p()
         status = self._lib.tl_package_kernel(self._handle, name.encode(), ctypes.byref(kh))
@@ -372,16 +375,43 @@ class Package:
         return list(super().__dir__()) + list(self.kernels)
 
     def __repr__(self):
-        state = "closed" if self._handle is None else self.target
+        state = "closed" if self._handle is None or self._closing else self.target
         return f"<tl.Package {self.path!r} [{state}] kernels={self.kernels}>"
 
     def close(self) -> None:
-        """Releases the package; its kernels can no longer be called."""
+        """Releases the package; its kernels can no longer be called. Safe while other threads run
+        its kernels: new calls raise TLError, and the release happens when the last running call
+        returns (here when none is running)."""
+        life = getattr(self, "_life", None)
+        if life is None:
+            return
+        with life:
+            if self._closing:
+                return
+            self._closing = True
+            for k in list(self._kernels.values()):
+                k._handle = None
+            release_now = self._inflight == 0
+        if release_now:
+            self._release()
+
+    def _release(self) -> None:
         h, self._handle = self._handle, None
-        for k in self._kernels.values():
-            k._handle = None
         if h is not None and h.value:
             self._lib.tl_package_release(h)
+
+    def _enter(self, kname: str) -> None:
+        with self._life:
+            if self._closing:
+                raise TLError(f"kernel {kname}: its package is closed")
+            self._inflight += 1
+
+    def _leave(self) -> None:
+        with self._life:
+            self._inflight -= 1
+            release = self._closing and self._inflight == 0
+        if release:
+            self._release()
 
     def __enter__(self):
         return self
@@ -478,7 +508,10 @@ class Kernel:
             buf = self._tls.buf = _Buffers(self._num_params, self._slots)
             return buf
 
-    def __call__(self, *args, grid=None):
+    def __call__(self, *args, grid=None, **kwargs):
+        if kwargs:
+            raise TypeError(f"kernel arguments are positional: {self.signature} "
+                            f"(got keyword argument{'s' if len(kwargs) > 1 else ''} {', '.join(kwargs)})")
         if len(args) != self._num_params:
             raise TypeError(f"kernel {self.name} takes {self._num_params} arguments "
                             f"({', '.join(p.name for p in self.params)}), got {len(args)}")
@@ -545,7 +578,12 @@ class Kernel:
             o = buf.options.grid
             o[0], o[1], o[2] = g
             opts = buf.options_p
-        status = self._launch(handle, buf.values_p, self._num_params, opts)
+        package = self._package
+        package._enter(self.name)
+        try:
+            status = self._launch(handle, buf.values_p, self._num_params, opts)
+        finally:
+            package._leave()
         if status:
             raise self._runtime._error(status)
         del keep

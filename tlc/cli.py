@@ -82,10 +82,15 @@ def build(sources, target, out, jobs, no_cache, depfile, print_ir_after_all, no_
                              use_cache=not no_cache, print_ir_after_all=print_ir_after_all, depfile=depfile,
                              stats=stats)
     if not quiet:
-        click.echo(f"{out}: {len(manifest['kernels'])} kernels from {stats['units']} files, "
-                   f"{len(manifest['bundles'])} bundles ({', '.join(b['variant'] for b in manifest['bundles'])}); "
-                   f"{stats['objects_built']}/{stats['objects_total']} objects compiled "
+        click.echo(f"{out}: {_plural(len(manifest['kernels']), 'kernel')} from {_plural(stats['units'], 'file')}, "
+                   f"{_plural(len(manifest['bundles']), 'bundle')} "
+                   f"({', '.join(b['variant'] for b in manifest['bundles'])}); "
+                   f"{stats['objects_built']}/{_plural(stats['objects_total'], 'object')} compiled "
                    f"in {time.perf_counter() - t0:.2f} s", err=True)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @cli.command()
@@ -105,7 +110,10 @@ def compile(file, emit, target, kernels, print_ir_after_all, out):  # noqa: A001
     """
     from tlc import driver
     variant = max(_variants(target), key=lambda v: v.priority)
-    module = driver.select_kernels(driver.parse(file), list(kernels) or None)
+    parsed = driver.parse(file)
+    if isinstance(getattr(parsed, "kernels", None), (tuple, list)) and not parsed.kernels:
+        raise UserError(f"error: no @tl.kernel functions in {file}")
+    module = driver.select_kernels(parsed, list(kernels) or None)
     lowered = driver.run_pipeline(module, variant, print_ir_after_all)
     if emit == "ir":
         text = driver.print_ir(lowered)
@@ -175,10 +183,35 @@ def cpu_features() -> set[str]:
         return set()
 
 
+def run_status(variant, arch: str, flags: set[str]) -> tuple[str, str]:
+    """How ``variant`` runs on this machine: ("native" | "emulated" | "unavailable", detail).
+
+    native: same architecture and every feature present; emulated: its qemu-user emulator is
+    installed; unavailable otherwise. The detail names the emulator or what is missing, and
+    whether its C compiler is installed (needed to build it)."""
+    import shlex
+    import shutil
+    from tlc.target import emulator_command
+    cc = shlex.split(variant.cc)[0]
+    build = "" if shutil.which(cc) else f"; compiler {cc} missing (make test-cross installs it)"
+    if variant.arch == arch and all(f in flags for f in variant.features):
+        return "native", build.lstrip("; ")
+    if variant.arch == arch:
+        missing = [f for f in variant.features if f not in flags]
+        return "unavailable", f"CPU lacks {','.join(missing)}{build}"
+    if variant.emulators:
+        emu = emulator_command(variant, 0)
+        if shutil.which(emu[0]):
+            return "emulated", f"{' '.join(emu)}{build}"
+        return "unavailable", f"{emu[0]} not installed (apt-get install qemu-user){build}"
+    return "unavailable", f"no emulator for {variant.arch}{build}"
+
+
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
 def targets(as_json):
-    """List known targets and their variants (features, flags) and which variants run on this CPU.
+    """List known targets and their variants (features, flags) and how each runs here: natively,
+    under emulation (qemu-user), or not at all.
 
     \b
     Example:
@@ -192,10 +225,13 @@ def targets(as_json):
         host = None
     data = {"host": {"arch": arch, "target": host, "features": sorted(flags)}, "targets": []}
     for t in TARGETS.values():
-        data["targets"].append({"name": t.name, "description": t.description, "variants": [
-            {"name": v.name, "arch": v.arch, "isa": v.isa, "features": list(v.features), "priority": v.priority,
-             "cflags": list(v.cflags), "lanes": v.lanes,
-             "runs_here": v.arch == arch and all(f in flags for f in v.features)} for v in t.variants]})
+        variants = []
+        for v in t.variants:
+            status, detail = run_status(v, arch, flags)
+            variants.append({"name": v.name, "arch": v.arch, "isa": v.isa, "features": list(v.features),
+                             "priority": v.priority, "cc": v.cc, "cflags": list(v.cflags), "lanes": v.lanes,
+                             "runs_here": status == "native", "status": status, "detail": detail})
+        data["targets"].append({"name": t.name, "description": t.description, "variants": variants})
     if as_json:
         click.echo(json.dumps(data, indent=2))
         return
@@ -203,8 +239,8 @@ def targets(as_json):
     for t in data["targets"]:
         click.echo(f"{t['name']}: {t['description']}")
         for v in t["variants"]:
-            mark = "yes" if v["runs_here"] else "no"
-            click.echo(f"  {v['name']:<18} prio {v['priority']:<3} runs here: {mark:<3}  features {','.join(v['features'])}")
+            click.echo(f"  {v['name']:<18} prio {v['priority']:<3} {v['status']:<11} features "
+                       f"{','.join(v['features']):<52} {v['detail']}")
 
 
 def main(argv=None) -> int:

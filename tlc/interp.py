@@ -351,7 +351,35 @@ def _check_args(kernel: ir.Kernel, args):
             values.append(View(a, (0,) * a.ndim, p.dtype))
         else:
             values.append(np.asarray(a, _COMPUTE_NP[p.dtype])[()])
+    _check_overlap(kernel, args)
     return values
+
+
+def _check_overlap(kernel: ir.Kernel, args) -> None:
+    """The runtime's aliasing checks (libtl_runtime/src/launch.c), with the same messages: a
+    written tensor may not have a stride 0 on an axis of extent > 1, nor overlap another argument
+    unless it is the exact same view."""
+    from tlc.lower.passes.infer_access import _kernel as infer_access
+    params = [p for p in infer_access(kernel).params if p.kind != "constexpr"]
+    tensors = [(i, p, a) for i, (p, a) in enumerate(zip(params, args)) if p.kind == "tensor" and a.size > 0]
+    for i, p, a in tensors:
+        if p.access not in ("write", "readwrite"):
+            continue
+        for d in range(a.ndim):
+            if a.shape[d] > 1 and a.strides[d] == 0:
+                raise InterpError(f"kernel {kernel.name}: argument '{p.name}' (#{i}): is written by the kernel "
+                                  f"but has stride 0 on axis {d} (extent {a.shape[d]}), so distinct elements "
+                                  f"alias; pass a tensor that does not overlap itself (e.g. a contiguous copy)")
+        for j, q, b in tensors:
+            if j == i or not np.may_share_memory(a, b):
+                continue
+            same = (a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and a.dtype == b.dtype
+                    and a.shape == b.shape and all(a.strides[d] == b.strides[d] for d in range(a.ndim)
+                                                   if a.shape[d] > 1))
+            if not same:
+                raise InterpError(f"kernel {kernel.name}: argument '{p.name}' is written by the kernel and overlaps "
+                                  f"the memory of argument '{q.name}'; pass non-overlapping tensors (or the exact "
+                                  f"same view)")
 
 
 def _grid(kernel: ir.Kernel, values, grid) -> tuple[int, int, int]:

@@ -37,7 +37,16 @@ struct tl_package {
   char* target;
   uint32_t num_kernels;
   tl_kernel_t* kernels;
+  pthread_mutex_t life_mutex;          /* guards inflight and released */
+  pthread_cond_t life_cond;            /* signalled when inflight drops to 0 */
+  int64_t inflight;                    /* launches running now */
+  int released;                        /* tl_package_release began: new launches are refused */
 };
+
+/* package.c: launch bracketing. Enter refuses (TL_ERROR_INVALID_ARGUMENT) once the package is
+ * being released; leave wakes a release waiting for the last running launch. */
+tl_status_t tl__package_enter(tl_package_t* pkg, const char* kernel_name);
+void tl__package_leave(tl_package_t* pkg);
 
 /* errors.c */
 tl_status_t tl__set_error(const tl_runtime_t* rt, tl_status_t status, const char* fmt, ...)

@@ -60,6 +60,42 @@ static tl_status_t arg_error(const tl_kernel_t* k, uint32_t p, const char* fmt, 
                        k->desc->name, k->desc->params[p].name, p, detail);
 }
 
+/* A written tensor whose distinct indices reach the same element: a stride of 0 on an axis of
+ * extent > 1, or (sorting axes by |stride|) an axis whose stride does not step past the whole span
+ * of the smaller axes. The sorted test is exact for the common layouts and conservative otherwise. */
+static tl_status_t check_self_overlap(const tl_kernel_t* k, uint32_t p, const int64_t* shape, const int64_t* strides,
+                                      int ndim) {
+  char a[32], b[64];
+  int order[TL_MAX_RANK], n = 0;
+  for (int d = 0; d < ndim; ++d) {
+    if (shape[d] <= 1) continue;
+    if (strides[d] == 0) {
+      snprintf(a, sizeof a, "%d", d);
+      snprintf(b, sizeof b, "%lld", (long long)shape[d]);
+      return arg_error(k, p, "is written by the kernel but has stride 0 on axis %s (extent %s), so distinct "
+                       "elements alias; pass a tensor that does not overlap itself (e.g. a contiguous copy)", a, b);
+    }
+    order[n++] = d;
+  }
+  for (int i = 1; i < n; ++i)  /* insertion sort by |stride| */
+    for (int j = i; j > 0 && llabs(strides[order[j]]) < llabs(strides[order[j - 1]]); --j) {
+      int tmp = order[j]; order[j] = order[j - 1]; order[j - 1] = tmp;
+    }
+  __int128 span = 0; /* elements spanned by the smaller axes, minus one */
+  for (int i = 0; i < n; ++i) {
+    int d = order[i];
+    __int128 st = strides[d] < 0 ? -(__int128)strides[d] : (__int128)strides[d];
+    if (st <= span) {
+      snprintf(a, sizeof a, "%d", d);
+      snprintf(b, sizeof b, "%lld", (long long)strides[d]);
+      return arg_error(k, p, "is written by the kernel but its strides make distinct indices alias (axis %s, "
+                       "stride %s); pass a tensor that does not overlap itself (e.g. a contiguous copy)", a, b);
+    }
+    span += st * (shape[d] - 1);
+  }
+  return TL_OK;
+}
+
 static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTensor* t, tl_tensor_t* out,
                                   tl_extent_t* ext) {
   const tl_param_t* prm = &k->desc->params[p];
@@ -108,6 +144,10 @@ static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTens
     snprintf(want, sizeof want, "%zu", itemsize);
     snprintf(got, sizeof got, "%p", (void*)data);
     return arg_error(k, p, "data is misaligned: %s is not a multiple of %s bytes (the dtype's size)", got, want);
+  }
+  if (!empty && (prm->access & TL_ACCESS_WRITE) != 0) {
+    tl_status_t sst = check_self_overlap(k, p, t->shape, strides, ndim);
+    if (sst != TL_OK) return sst;
   }
   __int128 lo = 0, hi = 0;
   for (int d = 0; d < ndim; ++d) {
@@ -167,6 +207,9 @@ static tl_status_t check_scalar(const tl_kernel_t* k, uint32_t p, const tl_value
   return TL_OK;
 }
 
+static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                  const tl_launch_options_t* options);
+
 TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                     const tl_launch_options_t* options) {
   if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
@@ -182,6 +225,18 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
                          "(call tl_launch_options_initialize)", desc->name, options->struct_size,
                          sizeof(tl_launch_options_t));
 
+  tl_status_t est = tl__package_enter(kernel->package, desc->name);
+  if (est != TL_OK) return est;
+  tl_status_t st = launch_entered(kernel, args, num_args, options);
+  tl__package_leave(kernel->package);
+  if (st == TL_OK) tl__clear_error(rt);
+  return st;
+}
+
+static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                  const tl_launch_options_t* options) {
+  const tl_kernel_desc_t* desc = kernel->desc;
+  tl_runtime_t* rt = kernel->package->runtime;
   tl_arg_t stack_args[TL_STACK_ARGS];
   tl_tensor_t stack_tensors[TL_STACK_ARGS];
   tl_extent_t stack_ext[TL_STACK_ARGS];
@@ -247,8 +302,10 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
   }
   for (int d = 0; d < TL_MAX_GRID; ++d) {
     if (grid.size[d] == 0) { total = 0; break; }
-    if (total > INT64_MAX / grid.size[d]) {
-      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: grid (%lld, %lld, %lld) is too large", desc->name,
+    if (total > INT64_MAX / grid.size[d] || total * grid.size[d] > TL_MAX_GRID_PROGRAMS) {
+      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: grid (%lld, %lld, %lld) has too many programs: the product of its sizes must be "
+                         "at most 2^48 (TL_MAX_GRID_PROGRAMS)", desc->name,
                          (long long)grid.size[0], (long long)grid.size[1], (long long)grid.size[2]);
       goto done;
     }

@@ -322,6 +322,8 @@ static void package_free(tl_package_t* pkg) {
   if (pkg == NULL) return;
   if (pkg->dl_handle) dlclose(pkg->dl_handle);
   if (pkg->memfd >= 0) close(pkg->memfd);
+  pthread_cond_destroy(&pkg->life_cond);
+  pthread_mutex_destroy(&pkg->life_mutex);
   tl__free(pkg->runtime, pkg->kernels);
   tl__free(pkg->runtime, pkg->target);
   tl__free(pkg->runtime, pkg);
@@ -338,6 +340,8 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
   pkg->runtime = rt;
   pkg->dl_handle = handle;
   pkg->memfd = memfd;
+  pthread_mutex_init(&pkg->life_mutex, NULL);
+  pthread_cond_init(&pkg->life_cond, NULL);
   tl_bundle_query_fn_t query = NULL;
   void* sym = dlsym(handle, TL_BUNDLE_QUERY_SYMBOL);
   memcpy(&query, &sym, sizeof query);
@@ -373,6 +377,7 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
     pkg->kernels[i].package = pkg;
   }
   *out = pkg;
+  tl__clear_error(rt);
   return TL_OK;
 }
 
@@ -539,6 +544,7 @@ TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_p
     goto done;
   }
   *out_package = pkg;
+  tl__clear_error(runtime);
 done:
   json_decref(root);
   entries_free(runtime, &entries);
@@ -576,7 +582,32 @@ TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* pat
   return tl__package_from_handle(runtime, handle, -1, path, out_package);
 }
 
-TL_API void tl_package_release(tl_package_t* package) { package_free(package); }
+tl_status_t tl__package_enter(tl_package_t* pkg, const char* kernel_name) {
+  pthread_mutex_lock(&pkg->life_mutex);
+  int released = pkg->released;
+  if (!released) pkg->inflight++;
+  pthread_mutex_unlock(&pkg->life_mutex);
+  if (released)
+    return tl__set_error(pkg->runtime, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: its package is being released; launch refused", kernel_name);
+  return TL_OK;
+}
+
+void tl__package_leave(tl_package_t* pkg) {
+  pthread_mutex_lock(&pkg->life_mutex);
+  if (--pkg->inflight == 0) pthread_cond_broadcast(&pkg->life_cond);
+  pthread_mutex_unlock(&pkg->life_mutex);
+}
+
+/* Refuses new launches, waits for the running ones to return, then unloads the bundle. */
+TL_API void tl_package_release(tl_package_t* package) {
+  if (package == NULL) return;
+  pthread_mutex_lock(&package->life_mutex);
+  package->released = 1;
+  while (package->inflight > 0) pthread_cond_wait(&package->life_cond, &package->life_mutex);
+  pthread_mutex_unlock(&package->life_mutex);
+  package_free(package);
+}
 
 TL_API const char* tl_package_target(const tl_package_t* package) {
   return package != NULL && package->target != NULL ? package->target : "";

@@ -63,6 +63,9 @@ TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_run
   if (opts.num_threads < 0)
     return tl__set_create_error(TL_ERROR_INVALID_ARGUMENT, "num_threads must be >= 0 (0: one per online CPU), got %d",
                                 (int)opts.num_threads);
+  if (opts.num_threads > TL_MAX_THREADS)
+    return tl__set_create_error(TL_ERROR_INVALID_ARGUMENT, "num_threads must be at most %d (TL_MAX_THREADS), got %d",
+                                TL_MAX_THREADS, (int)opts.num_threads);
   if ((opts.alloc_fn == NULL) != (opts.free_fn == NULL))
     return tl__set_create_error(TL_ERROR_INVALID_ARGUMENT, "alloc_fn and free_fn must both be set or both be NULL");
   if (opts.alloc_fn == NULL) {
@@ -115,6 +118,9 @@ TL_API tl_status_t tl_runtime_set_num_threads(tl_runtime_t* runtime, int32_t num
   if (num_threads < 0)
     return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT,
                          "num_threads must be >= 0 (0: one per online CPU), got %d", (int)num_threads);
+  if (num_threads > TL_MAX_THREADS)
+    return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "num_threads must be at most %d (TL_MAX_THREADS), got %d",
+                         TL_MAX_THREADS, (int)num_threads);
   if (num_threads == 0) num_threads = tl__online_cpus();
   pthread_mutex_lock(&runtime->pool_mutex);
   if (atomic_load(&runtime->num_threads) != num_threads) {
@@ -123,6 +129,7 @@ TL_API tl_status_t tl_runtime_set_num_threads(tl_runtime_t* runtime, int32_t num
     atomic_store(&runtime->num_threads, num_threads);
   }
   pthread_mutex_unlock(&runtime->pool_mutex);
+  tl__clear_error(runtime);
   return TL_OK;
 }
 

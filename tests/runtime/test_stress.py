@@ -31,7 +31,7 @@ def stress_exe(tmp_path_factory):
     return exe
 
 
-@pytest.mark.parametrize("what", ["loops", "alloc", "threads", "fork"])
+@pytest.mark.parametrize("what", ["loops", "alloc", "threads", "fork", "release"])
 def test_stress(stress_exe, package_path, what):
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
     env.pop("LD_PRELOAD", None)

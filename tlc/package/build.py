@@ -30,6 +30,9 @@ EXPORTED = "tl_bundle_query"
 # unit may carry its own copy, so they are made weak after compiling (identical semantics).
 LIBC_HELPERS = ("memcpy", "memmove", "memset", "memcmp")
 _UNIT_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# gcc flags clang rejects (dropped when the variant's compiler is clang; clang's -fno-builtin
+# already keeps its loop-idiom pass from forming memset/memcpy calls)
+GCC_ONLY_CFLAGS = ("-fno-tree-loop-distribute-patterns",)
 
 
 def cc_for(variant: Variant) -> str:
@@ -49,7 +52,9 @@ def cc_version(cc: str) -> str:
 
 def cflags(variant: Variant, unit: str | None = None) -> list[str]:
     """Flags for compiling one unit of a variant (without -c/-o/-S and the file)."""
-    flags = [*BASE_CFLAGS, *variant.cflags, f"-I{INCLUDE_DIR}"]
+    clang = "clang" in shlex.split(cc_for(variant))[0]
+    base = [f for f in BASE_CFLAGS if not (clang and f in GCC_ONLY_CFLAGS)]
+    flags = [*base, *variant.cflags, f"-I{INCLUDE_DIR}"]
     if unit is not None:
         if not _UNIT_RE.match(unit):
             raise PackageError(f"invalid unit name {unit!r}: must be a C identifier")

@@ -9,7 +9,9 @@ bundle key  = the variant + the ordered (unit, object key) list + compiler versi
 
 Layout: ``<root>/v1/objects/<key[:2]>/<key>/`` holds ``<unit>.c``, ``<unit>.o``, ``<unit>.ir`` and
 ``meta.json`` (kernel signatures for the manifest and header); ``<root>/v1/bundles/<key[:2]>/<key>/``
-holds ``bundle.so``. Entries are built in a temporary sibling directory and published with one
+holds ``bundle.so``. meta.json records the SHA-256 of every other file of the entry (key
+``artifacts``); :meth:`Cache.lookup` verifies them and discards (and logs) an entry that does not
+match, so a corrupted cache is rebuilt rather than packaged. Entries are built in a temporary sibling directory and published with one
 ``rename``, so readers never see a partial entry and concurrent builders are safe.
 """
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import asdict
 from pathlib import Path
@@ -74,9 +77,27 @@ class Cache:
         return self.root / LAYOUT / kind / key[:2] / key
 
     def lookup(self, kind: str, key: str) -> Path | None:
-        """The entry directory for (kind, key) if complete, else None. kind: "objects"|"bundles"."""
+        """The entry directory for (kind, key) if complete and intact, else None. kind:
+        "objects"|"bundles". An entry whose files do not match the SHA-256 recorded in its
+        meta.json (or that records none) is removed, with one line on stderr."""
         d = self._dir(kind, key)
-        return d if self.enabled and (d / "meta.json").is_file() else None
+        if not self.enabled or not (d / "meta.json").is_file():
+            return None
+        problem = _verify(d)
+        if problem is None:
+            return d
+        sys.stderr.write(f"tlc: cache entry {d} is corrupt ({problem}); discarding it and rebuilding\n")
+        self._discard(d)
+        return None
+
+    @staticmethod
+    def _discard(entry: Path) -> None:
+        try:   # rename first, so no reader sees a half-deleted entry
+            aside = Path(tempfile.mkdtemp(prefix=".discard-", dir=entry.parent))
+            os.rename(entry, aside / "entry")
+        except OSError:
+            aside = entry
+        shutil.rmtree(aside, ignore_errors=True)
 
     def staging(self, kind: str, key: str) -> Path:
         """A fresh private directory to build an entry in; publish it with :meth:`publish`."""
@@ -87,6 +108,7 @@ class Cache:
     def publish(self, kind: str, key: str, staging: Path, meta: dict) -> Path:
         """Writes meta.json into ``staging`` and renames it to the entry; if another builder won
         the race, keeps theirs. Returns the entry directory."""
+        meta = dict(meta, artifacts=_artifact_hashes(Path(staging)))
         (Path(staging) / "meta.json").write_text(json.dumps(meta, sort_keys=True, indent=1))
         final = self._dir(kind, key)
         try:
@@ -101,4 +123,40 @@ class Cache:
 
     @staticmethod
     def meta(entry: Path) -> dict:
-        return json.loads((Path(entry) / "meta.json").read_text())
+        """The metadata published with the entry (without the recorded artifact hashes)."""
+        meta = json.loads((Path(entry) / "meta.json").read_text())
+        meta.pop("artifacts", None)
+        return meta
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _artifact_hashes(entry: Path) -> dict:
+    """{relative path: SHA-256 hex} of every file of an entry except meta.json."""
+    return {p.relative_to(entry).as_posix(): _sha256_file(p) for p in sorted(entry.rglob("*"))
+            if p.is_file() and p.name != "meta.json"}
+
+
+def _verify(entry: Path) -> str | None:
+    """None when every artifact of the entry matches its recorded SHA-256, else what is wrong."""
+    try:
+        recorded = json.loads((entry / "meta.json").read_text()).get("artifacts")
+    except (OSError, ValueError, AttributeError) as e:
+        return f"unreadable meta.json: {e}"
+    if not isinstance(recorded, dict) or not recorded:
+        return "no artifact hashes recorded"
+    for name, digest in recorded.items():
+        path = entry / name
+        try:
+            actual = _sha256_file(path)
+        except OSError:
+            return f"{name} is missing"
+        if actual != digest:
+            return f"{name} does not match its recorded SHA-256"
+    return None

@@ -48,6 +48,8 @@ def discover(sources) -> list[Unit]:
                 if _KERNEL_RE.search(f.read_bytes()):
                     found.append((f.resolve(), (Path(p.name or p.resolve().name) / rel).as_posix()))
         elif p.is_file():
+            if not _KERNEL_RE.search(p.read_bytes()):
+                raise PackageError(f"no @tl.kernel functions in {src}")
             found.append((p.resolve(), os.path.relpath(p) if not os.path.isabs(src) else p.name))
         else:
             raise PackageError(f"{src}: no such file or directory")
@@ -143,6 +145,33 @@ def _link(cache: cache_mod.Cache, variant: Variant, units: list[Unit], entries: 
     return cache.publish("bundles", key, stage, {"variant": variant.name, "units": okeys}) / "bundle.so"
 
 
+def check_output(sources, out) -> None:
+    """Refuses an output path that would overwrite an input: it must end in .tlpkg and be none
+    of the source files (nor a file under a source directory). Raises PackageError."""
+    out_path = Path(out)
+    target = out_path.resolve()
+    for src in sources:
+        p = Path(src).resolve()
+        if target == p or (p.is_dir() and p in target.parents and target.suffix == ".py"):
+            raise PackageError(f"output {out} is one of the inputs ({src}); refusing to overwrite it "
+                               f"(use e.g. -o {out_path.with_suffix('.tlpkg').name})")
+    if out_path.suffix != ".tlpkg":
+        raise PackageError(f"output {out} does not end in .tlpkg; name the package e.g. "
+                           f"{out_path.with_suffix('.tlpkg').name}")
+
+
+def check_cache_root(root: Path) -> None:
+    """Makes the cache root (TL_CACHE_DIR) or raises PackageError when it cannot be a directory."""
+    if root.exists() and not root.is_dir():
+        raise PackageError(f"build cache directory {root} (TL_CACHE_DIR) is not a directory; "
+                           f"point TL_CACHE_DIR at a directory")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PackageError(f"build cache directory {root} (TL_CACHE_DIR) is unusable: "
+                           f"{e.strerror or e}; point TL_CACHE_DIR at a directory") from None
+
+
 def write_depfile(depfile, out, units: list[Unit], sources) -> None:
     """Make-style depfile: ``out: <TL files and source dirs>`` plus an empty rule per dependency."""
     def esc(p):
@@ -165,8 +194,11 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
         variants = resolve(target)
     except ValueError as e:
         raise PackageError(str(e)) from None
+    check_output(sources, out)
     units = discover(sources)
     jobs = jobs or config.jobs()
+    if use_cache:
+        check_cache_root(config.cache_dir())
     tmp = None if use_cache else tempfile.TemporaryDirectory(prefix="tlc-nocache-")
     try:
         cache = cache_mod.Cache(Path(tmp.name) if tmp else config.cache_dir())
@@ -185,6 +217,8 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
         metas = {k: cache.meta(e) for k, e in entries.items()}
         kernels = _check_kernels(units, variants, metas)
         counts = {u.name: len(metas[(u.name, variants[0].name)]["kernels"]) for u in units}
+        if not any(counts.values()):
+            raise PackageError(f"no @tl.kernel functions in {', '.join(map(str, sources))}")
         with cf.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(variants)))) as pool:
             sos = list(pool.map(lambda v: _link(cache, v, units, entries, counts), variants))
         name = Path(out).name.split(".")[0] or "package"

@@ -12,6 +12,7 @@ from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.lower.typing_rules import dot_out_dtype
 from tlc.lower.dtypes import promote
 from tlc.parse.values import Builtin, PyBuiltin, ShapeProxy
+from tlc.parse.semantics import STRINGS_UNSUPPORTED, bound_name, describe, runtime_in
 
 SPECIAL = ("static_range", "constexpr", "tensor", "kernel")
 _SIG_CACHE: dict = {}
@@ -35,15 +36,26 @@ def _tile_or_scalar(fv, x, what: str):
         return x
     if isinstance(x, (int, float, bool)):
         return x
-    raise ValueError(f"{what}: expected a tile or a number, got {type(x).__name__} {x!r}")
+    if isinstance(x, str):
+        raise ValueError(STRINGS_UNSUPPORTED)
+    raise ValueError(f"{what}: expected a tile or a number, got {describe(x, getattr(fv, 'env', None))}")
 
 
-def _as_shape(shape, what: str) -> tuple[int, ...]:
+def _as_shape(shape, what: str, fv=None) -> tuple[int, ...]:
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
+    env = getattr(fv, "env", None)
+    if runtime_in(shape):
+        dyn = [s for s in (shape if isinstance(shape, tuple) else (shape,)) if isinstance(s, Op)]
+        names = [bound_name(s, env) for s in dyn]
+        who = ", ".join(f"`{n}`" for n in names if n) if all(names) else None
+        detail = (f"{who} {'is a runtime value' if len(dyn) == 1 else 'are runtime values'}" if who
+                  else f"got {describe(shape, env)}")
+        raise ValueError(f"{what}: tile shapes must be compile-time constants (tl.constexpr or literals); "
+                         f"{detail}")
     if not isinstance(shape, tuple) or not all(isinstance(s, int) and not isinstance(s, bool)
                                                for s in shape):
-        raise ValueError(f"{what}: the shape must be a tuple of compile-time ints, got {shape!r}")
+        raise ValueError(f"{what}: the shape must be a tuple of compile-time ints, got {describe(shape, env)}")
     if any(s <= 0 for s in shape):
         raise ValueError(f"{what}: tile dimensions must be positive, got {shape}")
     return shape
@@ -51,20 +63,20 @@ def _as_shape(shape, what: str) -> tuple[int, ...]:
 
 def _as_dtype(d, what: str) -> DType:
     if not isinstance(d, DType):
-        raise ValueError(f"{what}: expected a dtype such as tl.float32, got {d!r}")
+        raise ValueError(f"{what}: expected a dtype such as tl.float32, got {describe(d)}")
     return d
 
 
 def _as_axis(axis, rank: int, what: str) -> int:
     if not isinstance(axis, int) or isinstance(axis, bool) or not -rank <= axis < rank:
-        raise ValueError(f"{what}: axis must be a compile-time int in [-{rank}, {rank}), got {axis!r}")
+        raise ValueError(f"{what}: axis must be a compile-time int in [-{rank}, {rank}), got {describe(axis)}")
     return axis % rank
 
 
 def _tile(fv, x, what: str) -> Op:
     x = _tile_or_scalar(fv, x, what)
     if not isinstance(x, Op) or not isinstance(x.type, TileType):
-        raise ValueError(f"{what}: expected a tile, got {x if not isinstance(x, Op) else x.type}")
+        raise ValueError(f"{what}: expected a tile, got {describe(x, getattr(fv, 'env', None))}")
     return x
 
 
@@ -77,13 +89,30 @@ def num_programs(fv, axis):
     return fv.b.emit("num_programs", axis=axis)
 
 
+def _rank_note(fv, tensor: Op, want: int) -> str:
+    """For a rank mismatch on a tensor whose rank was inferred (not declared): how it was
+    inferred and the declaration that fixes it; "" for declared ranks."""
+    root = tensor
+    while isinstance(root, Op) and root.opcode == "view":
+        root = root.operands[0]
+    if not isinstance(root, Op) or root.opcode != "arg":
+        return ""
+    name = root.attr("name", None)
+    how = (getattr(fv, "inferred_ranks", None) or {}).get(name)
+    if not how:
+        return ""
+    return (f"; `{name}` has rank {root.type.rank}, {how}; declare it with "
+            f"`{name}: tl.tensor({root.type.dtype!r}, {want})`")
+
+
 def make_view(fv, tensor: Op, offsets):
     if not isinstance(offsets, tuple):
         offsets = (offsets,)
     rank = tensor.type.rank
     if len(offsets) != rank:
         raise ValueError(f"wrong number of view offsets: the tensor has rank {rank} but "
-                         f"{len(offsets)} offset{'s were' if len(offsets) != 1 else ' was'} given")
+                         f"{len(offsets)} offset{'s were' if len(offsets) != 1 else ' was'} given"
+                         f"{_rank_note(fv, tensor, len(offsets))}")
     offs = []
     for o in offsets:
         if isinstance(o, Op) and isinstance(o.type, TileType):
@@ -106,7 +135,7 @@ def _mask(fv, mask, shape, what):
         mask = fv.b.const(mask, DType.bool)
     if not isinstance(mask, Op) or mask.type.dtype is not DType.bool:
         raise ValueError(f"{what}: mask must be a bool tile, got "
-                         f"{mask.type if isinstance(mask, Op) else repr(mask)}")
+                         f"{mask.type if isinstance(mask, Op) else describe(mask)}")
     from tlc.parse.semantics import broadcast_shapes
     ms = mask.type.shape if isinstance(mask.type, TileType) else None
     if ms is not None and (len(ms) > len(shape) or broadcast_shapes(ms, shape) != shape):
@@ -118,10 +147,11 @@ def load(fv, pointer, shape=None, mask=None, other=None):
     view = _as_view(pointer, "tl.load")
     if shape is None:
         raise ValueError("tl.load needs a tile shape: tl.load(view, (rows, cols))")
-    shape = _as_shape(shape, "tl.load")
+    shape = _as_shape(shape, "tl.load", fv)
     rank = view.type.rank
     if len(shape) != rank:
-        raise ValueError(f"tl.load shape {shape} has rank {len(shape)} but the tensor has rank {rank}")
+        raise ValueError(f"tl.load shape {shape} has rank {len(shape)} but the tensor has rank {rank}"
+                         f"{_rank_note(fv, view, len(shape))}")
     operands = [view]
     m = _mask(fv, mask, shape, "tl.load") if mask is not None else None
     if m is not None:
@@ -130,7 +160,7 @@ def load(fv, pointer, shape=None, mask=None, other=None):
         if isinstance(other, Op) and not isinstance(other.type, ScalarType):
             raise ValueError(f"tl.load: `other` must be a scalar, got {other.type}")
         if not isinstance(other, (Op, int, float, bool)):
-            raise ValueError(f"tl.load: `other` must be a number, got {other!r}")
+            raise ValueError(f"tl.load: `other` must be a number, got {describe(other)}")
         operands.append(fv.b.materialize(other, view.type.dtype))
     return fv.b.emit("load", operands, shape=shape, has_mask=m is not None,
                      has_other=other is not None, checked=(True,) * rank)
@@ -149,7 +179,7 @@ def store(fv, pointer, value, mask=None):
         value = b.reshape(value, (1,) * rank)
     if len(value.type.shape) != rank:
         raise ValueError(f"store of wrong rank: the tensor has rank {rank} but the value has "
-                         f"shape {value.type.shape}")
+                         f"shape {value.type.shape}{_rank_note(fv, view, len(value.type.shape))}")
     value = b.cast(value, view.type.dtype)
     operands = [view, value]
     m = _mask(fv, mask, value.type.shape, "tl.store") if mask is not None else None
@@ -240,14 +270,15 @@ def arange(fv, start, stop=None):
     if stop is None:
         start, stop = 0, start
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, stop)):
-        raise ValueError(f"tl.arange bounds must be compile-time ints, got {start!r}, {stop!r}")
+        raise ValueError(f"tl.arange bounds must be compile-time ints, got {describe(start, fv.env)}, "
+                         f"{describe(stop, fv.env)}")
     if stop <= start:
         raise ValueError(f"tl.arange needs start < stop, got {start}, {stop}")
     return fv.b.emit("arange", start=start, stop=stop)
 
 
 def full(fv, shape, value, dtype=None):
-    shape = _as_shape(shape, "tl.full")
+    shape = _as_shape(shape, "tl.full", fv)
     if isinstance(value, Op):
         if not isinstance(value.type, ScalarType):
             raise ValueError(f"tl.full value must be a scalar, got {value.type}")
@@ -257,6 +288,8 @@ def full(fv, shape, value, dtype=None):
         dtype = DType.bool if isinstance(value, bool) else DType.float32 if isinstance(value, float) \
             else DType.int32
     dtype = _as_dtype(dtype, "tl.full")
+    if isinstance(value, str):
+        raise ValueError(STRINGS_UNSUPPORTED)
     value = float(value) if dtype.is_float else bool(value) if dtype.is_bool else int(value)
     return fv.b.emit("full", shape=shape, value=value, dtype=dtype)
 
@@ -283,7 +316,7 @@ def reshape(fv, input, *shape):
         for s in shape:
             rest *= s if s != -1 else 1
         shape = tuple(n // rest if s == -1 else s for s in shape)
-    shape = _as_shape(shape, "reshape")
+    shape = _as_shape(shape, "reshape", fv)
     if isinstance(x.type, ScalarType):
         x = fv.b.emit("splat", (x,), shape=(1,) * len(shape))
     return fv.b.reshape(x, shape)

@@ -18,7 +18,7 @@ from tlc.lower import ir
 from tlc.lower.dtypes import BY_NAME, DType
 from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.parse import builtins as B
-from tlc.parse.semantics import Builder
+from tlc.parse.semantics import Builder, describe
 from tlc.parse.values import (PY_BUILTINS, BoundMethod, Builtin, PyBuiltin, ShapeProxy,
                               TLModule, Undefined)
 
@@ -67,7 +67,11 @@ class FileContext:
         self.globals: dict[str, object] = {}
 
     def loc(self, node) -> ir.Loc:
-        return ir.Loc(self.filename, getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1)
+        """file:line:col of an AST node; col counts characters (ast's col_offset counts UTF-8 bytes)."""
+        line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+        if col and 0 < line <= len(self.lines) and not self.lines[line - 1].isascii():
+            col = len(self.lines[line - 1].encode("utf-8")[:col].decode("utf-8", "ignore"))
+        return ir.Loc(self.filename, line, col + 1)
 
     def error(self, node, message: str) -> TLCompileError:
         loc = self.loc(node)
@@ -317,7 +321,7 @@ class FunctionVisitor(ast.NodeVisitor):
             rank = base.tensor.type.rank
             if not isinstance(idx, int) or not -rank <= idx < rank:
                 raise self.error(node, f"tensor .shape index must be a constant in [-{rank}, {rank}), "
-                                       f"got {idx!r}")
+                                       f"got {describe(idx, self.env)}")
             return self.b.emit("dim", (base.tensor,), axis=idx % rank)
         if isinstance(base, Op):
             return B.subscript_tile(self, base, idx)

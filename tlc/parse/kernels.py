@@ -14,7 +14,7 @@ from tlc.lower import ir
 from tlc.lower.dtypes import DType
 from tlc.lower.ir import NONE, Op, ScalarType, TensorType
 from tlc.parse.frontend import ConstBuilder, FileContext, FunctionVisitor
-from tlc.parse.semantics import Builder
+from tlc.parse.semantics import Builder, describe
 from tlc.parse.values import Builtin, PyBuiltin, TensorAnnot, TLModule
 
 
@@ -122,7 +122,9 @@ def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: di
         raise ctx.error(fn, f"specialization names {sorted(unknown)} that are not constexpr "
                             f"parameters of `{fn.name}`")
     params, body_args, env = [], [], dict(consts)
-    ranks = infer_ranks(fn, [a.arg for a in args])
+    inferred_at: dict[str, ast.AST] = {}
+    ranks = infer_ranks(fn, [a.arg for a in args], inferred_at)
+    inferred: dict[str, str] = {}     # tensor name -> how its rank was inferred (for rank errors)
     for a in args:
         ann = annots[a.arg]
         if a.arg in consts:
@@ -132,7 +134,11 @@ def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: di
             dtype, rank = DType.float32, None
             if isinstance(a.annotation, ast.Call):
                 dtype, rank = _tensor_annot(ctx, a.annotation, consts)
-            rank = rank if rank is not None else ranks.get(a.arg, 1)
+            if rank is None:
+                rank = ranks.get(a.arg, 1)
+                node = inferred_at.get(a.arg)
+                inferred[a.arg] = (f"inferred from its first use at {ctx.loc(node)}" if node is not None
+                                   else "by default (no use shows its rank)")
             t = TensorType(dtype, rank)
             params.append(ir.Param(a.arg, "tensor", dtype, rank))
         else:
@@ -148,6 +154,7 @@ def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: di
         env[a.arg] = arg
     b = Builder()
     fv = FunctionVisitor(ctx, b, env)
+    fv.inferred_ranks = inferred
     fv.top_body = fn.body
     fv.visit_stmts(fn.body)
     body = ir.Block(tuple(body_args), tuple(b.stack[0]))
@@ -174,39 +181,88 @@ def _tensor_annot(ctx, call: ast.Call, consts) -> tuple[DType, int | None]:
     dtype = bound.get("dtype") or DType.float32
     rank = bound.get("rank")
     if not isinstance(dtype, DType):
-        raise ctx.error(call, f"tl.tensor dtype must be a dtype, got {dtype!r}")
+        raise ctx.error(call, f"tl.tensor dtype must be a dtype, got {describe(dtype)}")
     if rank is not None and (not isinstance(rank, int) or rank < 0):
-        raise ctx.error(call, f"tl.tensor rank must be a non-negative int, got {rank!r}")
+        raise ctx.error(call, f"tl.tensor rank must be a non-negative int, got {describe(rank)}")
     return dtype, rank
 
 
-def infer_ranks(fn: ast.FunctionDef, names) -> dict[str, int]:
+def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None) -> dict[str, int]:
     """Ranks of unannotated tensors from their first use in source order: ``t + (i, j)``,
-    ``tl.load(t, shape)``/``tl.store(t, ...)`` with a literal shape, else ``t.shape[k]``."""
+    ``tl.load(t, shape)`` with a literal shape, ``tl.store(t, value)`` whose value is a tile of
+    known rank (``a = tl.load(x, (4, 16)); tl.store(out, a)``: rank 2), else ``t.shape[k]``.
+    ``where`` (optional) receives name -> the AST node the rank was inferred from."""
     names = set(names)
     nodes = sorted((n for n in ast.walk(fn) if hasattr(n, "lineno")),
                    key=lambda n: (n.lineno, n.col_offset))
     ranks: dict[str, int] = {}
     lower: dict[str, int] = {}
+    lower_at: dict[str, ast.AST] = {}
+    tiles: dict[str, int] = {}          # local name -> rank of the tile last assigned to it
+
+    def found(name, rank, node):
+        ranks[name] = rank
+        if where is not None:
+            where[name] = node
+
     for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            r = _tile_rank(n.value, tiles)
+            if r is not None:
+                tiles[n.targets[0].id] = r
+            else:
+                tiles.pop(n.targets[0].id, None)
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and isinstance(n.left, ast.Name) \
                 and n.left.id in names and n.left.id not in ranks:
             if isinstance(n.right, (ast.Tuple, ast.List)):
-                ranks[n.left.id] = len(n.right.elts)
+                found(n.left.id, len(n.right.elts), n)
             elif not isinstance(n.right, ast.Name):
-                ranks[n.left.id] = 1
+                found(n.left.id, 1, n)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "load" \
                 and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id in names \
                 and isinstance(n.args[1], ast.Tuple) and n.args[0].id not in ranks:
-            ranks[n.args[0].id] = len(n.args[1].elts)
+            found(n.args[0].id, len(n.args[1].elts), n)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "store" \
+                and len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id in names \
+                and n.args[0].id not in ranks:
+            r = _tile_rank(n.args[1], tiles)
+            if r is not None:
+                found(n.args[0].id, r, n)
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) \
                 and n.value.attr == "shape" and isinstance(n.value.value, ast.Name) \
                 and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):
             k = n.value.value.id
-            lower[k] = max(lower.get(k, 1), n.slice.value + 1)
+            if n.slice.value + 1 > lower.get(k, 0):
+                lower[k] = max(1, n.slice.value + 1)
+                lower_at[k] = n
     for k, v in lower.items():
-        ranks.setdefault(k, v)
+        if k not in ranks:
+            found(k, v, lower_at[k])
     return ranks
+
+
+_SHAPED = {"load": 1, "zeros": 0, "full": 0}      # tl.<fn> whose argument i is a literal tile shape
+_SAME_RANK = {"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "abs", "floor", "ceil", "cast",
+              "maximum", "minimum", "where", "to"}
+
+
+def _tile_rank(e, tiles: dict[str, int]) -> int | None:
+    """The rank of the tile expression ``e`` when the source shows it plainly, else None."""
+    if isinstance(e, ast.Name):
+        return tiles.get(e.id)
+    if isinstance(e, ast.BinOp):
+        rs = [r for r in (_tile_rank(e.left, tiles), _tile_rank(e.right, tiles)) if r is not None]
+        return max(rs) if rs else None
+    if isinstance(e, ast.UnaryOp):
+        return _tile_rank(e.operand, tiles)
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+        attr = e.func.attr
+        if attr in _SHAPED and len(e.args) > _SHAPED[attr] and isinstance(e.args[_SHAPED[attr]], ast.Tuple):
+            return len(e.args[_SHAPED[attr]].elts)
+        if attr in _SAME_RANK:
+            rs = [r for r in (_tile_rank(a, tiles) for a in [e.func.value, *e.args]) if r is not None]
+            return max(rs) if rs else None
+    return None
 
 
 def build_grid(ctx: FileContext, node, params, consts) -> ir.Block:

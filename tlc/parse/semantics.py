@@ -38,6 +38,8 @@ class Builder:
 
     # ------------------------------------------------------------------ conversions
     def const(self, value, dtype: DType) -> Op:
+        if isinstance(value, str):
+            raise ValueError(STRINGS_UNSUPPORTED)
         if dtype.is_float:
             value = float(value)
         elif dtype.is_bool:
@@ -52,7 +54,7 @@ class Builder:
     def to_int64(self, x) -> Op:
         """An int64 scalar op from a Python int or an integer scalar op (view offsets, bounds)."""
         if isinstance(x, bool) or isinstance(x, float):
-            raise ValueError(f"expected an integer, got {x!r}")
+            raise ValueError(f"expected an integer, got {describe(x)}")
         if isinstance(x, int):
             return self.const(x, DType.int64)
         if not isinstance(x, Op) or not isinstance(x.type, ScalarType) or not x.type.dtype.is_int:
@@ -115,17 +117,66 @@ class Builder:
         return self.emit(opcode, (x,))
 
 
+STRINGS_UNSUPPORTED = "strings are not supported in kernels"
+
+
 def check_value(x) -> None:
+    if isinstance(x, str):
+        raise ValueError(STRINGS_UNSUPPORTED)
     if isinstance(x, Op) and not isinstance(x.type, (ScalarType, TileType)):
         raise ValueError(f"expected a scalar or a tile, got {describe(x)}")
 
 
-def describe(x) -> str:
+def describe(x, env: dict | None = None) -> str:
+    """A value as the TL user sees it, never an IR repr: "runtime int64 scalar", "tile<4x16xf32>",
+    "a tensor (...)", "tl.float32", "string 'a'", a number as written, a tuple element-wise. With
+    ``env`` (name -> value) a runtime value bound to a name is shown as "`n` (runtime int64 scalar)"."""
     if isinstance(x, Op):
-        if isinstance(x.type, TensorType):
-            return f"a tensor ({x.type}); load a tile from it with tl.load(view, shape)"
-        return str(x.type)
-    return f"{type(x).__name__} {x!r}"
+        t = x.type
+        if isinstance(t, TensorType):
+            return f"a tensor ({t}); load a tile from it with tl.load(view, shape)"
+        text = f"runtime {t.dtype.name} scalar" if isinstance(t, ScalarType) else str(t)
+        name = bound_name(x, env)
+        return f"`{name}` ({text})" if name else text
+    if isinstance(x, tuple):
+        return "(" + ", ".join(describe(v, env) for v in x) + ("," if len(x) == 1 else "") + ")"
+    if isinstance(x, list):
+        return "[" + ", ".join(describe(v, env) for v in x) + "]"
+    if isinstance(x, DType):
+        return repr(x)
+    if isinstance(x, str):
+        return f"string {x!r}"
+    if isinstance(x, (bool, int, float)) or x is None:
+        return repr(x)
+    from tlc.parse import values as V
+    if isinstance(x, V.Builtin):
+        return f"tl.{x.name}"
+    if isinstance(x, V.PyBuiltin):
+        return f"Python builtin `{x.name}`"
+    if isinstance(x, V.ShapeProxy):
+        return "a tensor's `.shape` (index it: x.shape[0])"
+    if isinstance(x, V.TLModule):
+        return "the tl module"
+    if isinstance(x, V.BoundMethod):
+        return f"method `.{x.name}`"
+    if isinstance(x, V.TensorAnnot):
+        return "tl.tensor"
+    return f"a {type(x).__name__} value"
+
+
+def bound_name(x, env: dict | None) -> str | None:
+    """The kernel-level name bound to exactly this value (a parameter or a local), or None."""
+    for k, v in (env or {}).items():
+        if v is x:
+            return k
+    return None
+
+
+def runtime_in(x) -> bool:
+    """True when x (or an element of a tuple x) is a runtime value."""
+    if isinstance(x, tuple):
+        return any(runtime_in(v) for v in x)
+    return isinstance(x, Op)
 
 
 def value_shape(x) -> tuple[int, ...] | None:

@@ -8,6 +8,15 @@
  *     are immutable after open and may be launched concurrently.
  *   - Tensors are DLPack DLTensors on the CPU (kDLCPU); strides in elements (NULL = contiguous).
  *   - Nothing here calls exit() or abort().
+ *   - A successful tl_kernel_launch, tl_package_open, tl_package_open_bundle or
+ *     tl_runtime_set_num_threads clears the calling thread's last error on that runtime.
+ *   - Limits: at most TL_MAX_THREADS threads per runtime; a launch's grid may hold at most
+ *     TL_MAX_GRID_PROGRAMS (2^48) programs in all (the product of its sizes); a tensor the kernel
+ *     writes may not overlap itself (a stride 0 on an axis of extent > 1, or strides that make
+ *     distinct indices alias) nor any other argument (unless it is the exact same view).
+ *   - tl_package_release refuses new launches of the package's kernels (TL_ERROR_INVALID_ARGUMENT),
+ *     waits for the launches already running to return, then unloads; kernel handles of a
+ *     released package must not be used once it has returned.
  */
 #ifndef TL_RUNTIME_H
 #define TL_RUNTIME_H
@@ -25,6 +34,9 @@ extern "C" {
 #define TL_RUNTIME_VERSION_PATCH 0
 #define TL_PACKAGE_FORMAT_MAJOR 1
 #define TL_PACKAGE_FORMAT_MINOR 0
+
+#define TL_MAX_THREADS 1024
+#define TL_MAX_GRID_PROGRAMS (INT64_C(1) << 48)
 
 #if defined(_WIN32)
 #define TL_API

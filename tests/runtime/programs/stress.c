@@ -1,8 +1,8 @@
 /* stress.c - a C driver for libtl_runtime's lifetime, allocation, concurrency and fork behaviour,
  * run against the fixture package (tests/runtime/fixture_bundle.c). Built and run by
  * tests/runtime/test_stress.py, under ASan+UBSan+LeakSanitizer by `make test-sanitize` and under
- * valgrind when it is installed. Usage: stress FIXTURE.tlpkg [loops|alloc|threads|fork|all]
- * Prints one line per check and exits 0 when all passed. */
+ * valgrind when it is installed. Usage: stress FIXTURE.tlpkg [loops|alloc|threads|fork|release|all]
+ * (release: tl_package_release during a launch). Prints one line per check and exits 0 when all passed. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -256,6 +256,65 @@ static void test_fork(void) {
   printf("fork: %d/5 children launched on a fresh pool\n", children_ok);
 }
 
+/* 5. tl_package_release while a launch of the package runs on another thread: release waits for
+ * it to return (the host parallel_for below holds the launch open until release has begun), and a
+ * launch that starts once release has begun is refused cleanly. */
+static atomic_int g_rel_stage;   /* 1: hook entered; 2: main is about to release; 3: hook returned */
+static tl_package_t* g_rel_pkg;
+static int g_rel_nested = -1;
+
+static void rel_parallel_for(void* user, int64_t n, tl_parallel_task_fn_t fn, void* ctx) {
+  (void)user;
+  atomic_store(&g_rel_stage, 1);
+  while (atomic_load(&g_rel_stage) < 2) usleep(100);
+  usleep(30000); /* main is now inside tl_package_release */
+  g_rel_nested = run_kernels(g_rel_pkg, 4096);
+  for (int64_t i = 0; i < n; ++i) fn(ctx, i);
+  usleep(20000);
+  atomic_store(&g_rel_stage, 3);
+}
+
+static void* rel_launcher(void* arg) {  /* exactly one launch: the package is gone once it returns */
+  int* st = arg;
+  tl_kernel_t* axpy = NULL;
+  *st = tl_package_kernel(g_rel_pkg, "axpy", &axpy);
+  if (*st != TL_OK) return NULL;
+  enum { N = 100000 };
+  static float x[N], y[N];
+  for (int i = 0; i < N; ++i) { x[i] = (float)(i % 7); y[i] = 1.0f; }
+  int64_t shape[1] = {N};
+  DLTensor tx = vec(x, shape, 1, kDLFloat, 32), ty = vec(y, shape, 1, kDLFloat, 32);
+  tl_value_t args[3] = {{&tx, 0, 0.0}, {&ty, 0, 0.0}, {NULL, 0, 2.0}};
+  *st = tl_kernel_launch(axpy, args, 3, NULL);
+  for (int i = 0; *st == TL_OK && i < N; ++i)
+    if (y[i] != 2.0f * (float)(i % 7) + 1.0f) *st = -1;
+  return NULL;
+}
+
+static void test_release(void) {
+  tl_runtime_options_t o;
+  tl_runtime_options_initialize(&o);
+  o.num_threads = 2;
+  o.parallel_for = rel_parallel_for;
+  tl_runtime_t* rt = NULL;
+  CHECK(tl_runtime_create(&o, &rt) == TL_OK, "create");
+  CHECK(tl_package_open(rt, g_pkg, &g_rel_pkg) == TL_OK, "open: %s", tl_runtime_last_error(rt));
+  int st = -2;
+  pthread_t t;
+  pthread_create(&t, NULL, rel_launcher, &st);
+  while (atomic_load(&g_rel_stage) < 1) usleep(100);
+  atomic_store(&g_rel_stage, 2);
+  tl_package_release(g_rel_pkg);
+  int stage = atomic_load(&g_rel_stage);
+  pthread_join(t, NULL);
+  CHECK(stage == 3, "tl_package_release returned while a launch was still running (stage %d)", stage);
+  CHECK(st == 0, "the running launch failed: %d", st);
+  CHECK(g_rel_nested == TL_ERROR_INVALID_ARGUMENT, "a launch after release began was not refused: %d",
+        g_rel_nested);
+  tl_runtime_release(rt);
+  printf("release: waited for the running launch, refused a new one\n");
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) return 2;
   g_pkg = argv[1];
@@ -265,6 +324,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "alloc") == 0) test_alloc();
   if (all || strcmp(what, "threads") == 0) test_threads();
   if (all || strcmp(what, "fork") == 0) test_fork();
+  if (all || strcmp(what, "release") == 0) test_release();
   printf("%s\n", g_failures ? "FAILED" : "all passed");
   return g_failures ? 1 : 0;
 }
