@@ -67,6 +67,14 @@ def binary(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         v = tl.minimum(a, b)
     elif OP == "floor_divide":
         v = a // b
+    elif OP == "remainder" and (DT == tl.float32 or DT == tl.float16 or DT == tl.bfloat16):
+        # Python/NumPy with an infinite divisor: x % ±inf is x when the signs agree (0 takes
+        # the divisor's sign), else the divisor (a - floor(a/b)*b would give NaN).
+        q = a % b
+        bad = (tl.abs(b) == float("inf")) & (tl.abs(a) < float("inf"))
+        zi = tl.where(b > 0, 0.0, -0.0)
+        vi = tl.where(a == 0, zi, tl.where((a < 0) ^ (b < 0), b, a))
+        v = tl.where(bad, vi, q)
     elif OP == "remainder":
         v = a % b
     elif OP == "fmod":

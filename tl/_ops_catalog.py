@@ -111,7 +111,7 @@ OPS_LIST = [
     OpInfo("scaled_dot_product_attention", "softmax/attention", "Attention",
            "aten::scaled_dot_product_attention", F, ("matmul", "softmax0", "where", "mul")),
     OpInfo("cross_entropy", "softmax/attention", "SoftmaxCrossEntropyLoss", "aten::cross_entropy_loss", F,
-           ("log_softmax", "take_cols", "row_sum")),
+           ("log_softmax", "take_cols", "mul", "row_sum")),
     # matmul family
     OpInfo("matmul", "matmul", "MatMul", "aten::matmul", ("float32", "bfloat16"), ("matmul",), np.matmul),
     OpInfo("mm", "matmul", "MatMul", "aten::mm", F, ("matmul", "cast"), np.matmul),
@@ -153,6 +153,9 @@ OPS_LIST = [
     OpInfo("var", "reduction", "", "aten::var", F, ("row_var",), np.var),
     OpInfo("var_mean", "reduction", "", "aten::var_mean", F, ("row_var",)),
     OpInfo("cumsum", "reduction", "CumSum", "aten::cumsum", F + I, ("row_cumsum",), np.cumsum),
+    OpInfo("sort", "reduction", "", "aten::sort(stable=True)", F + I, ("sort_rank", "scatter_cols", "take_cols")),
+    OpInfo("argsort", "reduction", "", "aten::argsort(stable=True)", F + I, ("sort_rank", "scatter_cols")),
+    OpInfo("topk", "reduction", "TopK", "aten::topk", F + I, ("sort_rank", "scatter_cols", "take_cols")),
     # data movement and indexing
     OpInfo("contiguous", "data movement", "Identity", "aten::contiguous", F + I + ("int8", "bool"), ("copy6",)),
     OpInfo("transpose", "data movement", "Transpose", "aten::t", F, ("transpose",)),

@@ -327,32 +327,65 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale
 
 def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: float = 0.0,
                   reduction: str = "mean", weight=None):
-    """PyTorch cross_entropy forward: logits (N, C[, d...]), target int (N[, d...]).
-    loss_i = -(1 - ls) logp[t_i] - ls / C * sum_c logp[c]; ignored targets contribute 0 and
-    are excluded from the mean. reduction: mean, sum or none."""
+    """torch.nn.functional.cross_entropy forward. logits (N, C[, d...]) or (C,); target either
+    class indices (int, shape (N[, d...]) or ()) or class probabilities (float, the shape of
+    logits). Class indices: loss_i = w[t_i] ((ls - 1) logp[t_i]) - ls / C sum_c w[c] logp[c];
+    targets equal to ignore_index contribute 0 and are excluded from the mean, which divides by
+    sum_i w[t_i] (NaN when every target is ignored, like torch). Probabilities p (smoothed to
+    (1 - ls) p + ls / C): loss_i = -sum_c w[c] p_ic logp_ic; the mean divides by N.
+    reduction: "mean", "sum" or "none" (shape of target / logits without C).
+    Errors: ValueError for shapes, a bad reduction or an out-of-range class index."""
     x = np.asarray(logits)
-    t = np.asarray(target).astype(np.int64)
+    tgt = np.asarray(target)
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"tl.ops.cross_entropy: unknown reduction {reduction!r}")
+    if x.ndim == 0:
+        raise ValueError("tl.ops.cross_entropy: logits must have at least one axis")
+    unbatched = x.ndim == 1
+    if unbatched:
+        x = x[None, :]
+        tgt = tgt[None, ...]
+    dt = x.dtype
     c = x.shape[1]
-    lp = _o.log_softmax(x, axis=1)
-    lpm = np.moveaxis(lp, 1, -1).reshape(-1, c)
-    tf = t.reshape(-1)
-    valid = tf != ignore_index
-    tsafe = np.where(valid, tf, 0)
-    from tl._ops_data import gather_elements
-    picked = gather_elements(lpm, tsafe[:, None], 1)[:, 0]
-    wts = np.ones(c, x.dtype) if weight is None else np.asarray(weight, x.dtype)
-    wt = gather(wts, tsafe) * valid
-    loss = _o.mul(_o.neg(picked) if hasattr(_o, "neg") else ew.neg(picked), wt.astype(x.dtype))
-    if label_smoothing:
-        sm = reduce_sum(_o.mul(lpm, wts[None, :]), 1)
-        loss = _o.add(_o.mul(loss, np.asarray(1 - label_smoothing, x.dtype)),
-                      _o.mul(ew.neg(sm), np.asarray(label_smoothing / c, x.dtype) * valid.astype(x.dtype)))
+    ls = float(label_smoothing)
+    wts = np.ones(c, dt) if weight is None else np.asarray(weight, dt)
+    if wts.shape != (c,):
+        raise ValueError(f"tl.ops.cross_entropy: weight has shape {wts.shape}, expected ({c},)")
+    lpm = np.moveaxis(_o.log_softmax(x, axis=1), 1, -1).reshape(-1, c)
+    rshape = (x.shape[0],) + x.shape[2:]
+    if tgt.dtype.kind == "f" or tgt.dtype == getattr(_o, "bfloat16", None):
+        if tgt.shape != x.shape:
+            raise ValueError(f"tl.ops.cross_entropy: probability target shape {tgt.shape} != logits {x.shape}")
+        p = np.moveaxis(np.asarray(tgt, dt), 1, -1).reshape(-1, c)
+        if ls:
+            p = _o.add(_o.mul(p, np.asarray(1 - ls, dt)), np.asarray(ls / c, dt))
+        loss = ew.neg(reduce_sum(_o.mul(_o.mul(lpm, p), wts[None, :]), 1))
+        denom = float(lpm.shape[0])
+    else:
+        if tgt.shape != rshape:
+            raise ValueError(f"tl.ops.cross_entropy: target shape {tgt.shape} does not match logits "
+                             f"{x.shape} (expected {rshape})")
+        tf = tgt.astype(np.int64).reshape(-1)
+        valid = tf != ignore_index
+        if np.any(valid & ((tf < 0) | (tf >= c))):
+            raise ValueError(f"tl.ops.cross_entropy: target class out of range [0, {c})")
+        tsafe = np.where(valid, tf, 0)
+        from tl._ops_data import gather_elements
+        picked = gather_elements(lpm, tsafe[:, None], 1)[:, 0]
+        wt = (gather(wts, tsafe) * valid).astype(dt)
+        loss = _o.mul(ew.neg(picked), wt)
+        if ls:
+            sm = reduce_sum(_o.mul(lpm, wts[None, :]), 1)
+            loss = _o.add(_o.mul(loss, np.asarray(1 - ls, dt)),
+                          _o.mul(ew.neg(sm), _o.mul(np.asarray(ls / c, dt), valid.astype(dt))))
+        denom = float(reduce_sum(wt.astype(np.float32)))
     if reduction == "none":
-        return loss.reshape(t.shape)
+        return loss.reshape(rshape[1:] if unbatched else rshape)
     tot = reduce_sum(loss)
     if reduction == "sum":
         return tot
-    return _o.div(np.asarray(tot, x.dtype), np.asarray(builtins.max(float(reduce_sum(wt.astype(np.float32))), 0.0), x.dtype))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _o.div(np.asarray(tot, dt), np.asarray(denom, dt))
 
 
 def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask=False):

@@ -92,6 +92,34 @@ def _reduce(fn):
     return f
 
 
+def _reduce_extreme(fn, sign):
+    """ReduceMax/ReduceMin: ONNX gives -inf/+inf (the dtype's lowest/highest for ints) over
+    an empty set; tl.ops.amax/amin raise there like NumPy, so the mapping handles it."""
+    red = _reduce(fn)
+
+    def f(i, a, n):
+        x = i[0]
+        axes = _axes_input(i, a)
+        if x.size == 0 and not (axes == () and a.get("noop_with_empty_axes", 0)):
+            keep = bool(a.get("keepdims", 1))
+            shape = np.sum(np.empty(x.shape, np.bool_), axis=None if not axes else axes, keepdims=keep).shape
+            if x.dtype.kind == "b":
+                val = sign > 0
+            elif x.dtype.kind == "f" or x.dtype.name == "bfloat16":
+                val = sign * np.inf
+            else:
+                val = np.iinfo(x.dtype).min if sign < 0 else np.iinfo(x.dtype).max
+            return T.full(shape, val, x.dtype)
+        return red(i, a, n)
+    return f
+
+
+def _topk(i, a, n):
+    k = int(np.asarray(i[1]).reshape(-1)[0])
+    v, idx = T.topk(i[0], k, a.get("axis", -1), bool(a.get("largest", 1)), bool(a.get("sorted", 1)))
+    return [v, idx][:n]
+
+
 def _arg(fn):
     return lambda i, a, n: fn(i[0], a.get("axis", 0), keepdims=bool(a.get("keepdims", 1)),
                               select_last_index=bool(a.get("select_last_index", 0)))
@@ -147,12 +175,10 @@ def _convt(i, a, n):
         p = [0, 0, 0, 0]
         for j in range(2):
             tot = s[j] * (x.shape[2 + j] - 1) + op[j] + (k[j] - 1) * d[j] + 1 - want[j]
-            lo = tot // 2 if auto != "SAME_UPPER" else tot - tot // 2
-            if auto == "SAME_UPPER":
-                lo = tot // 2
+            # ONNX: SAME_UPPER puts the odd unit of padding at the end, otherwise at the start
+            # (floor division, so a negative total grows the end / start the same way)
+            lo = tot // 2 if auto == "SAME_UPPER" else tot - tot // 2
             p[j], p[j + 2] = lo, tot - lo
-        if auto == "SAME_LOWER":
-            p = [p[2], p[3], p[0], p[1]]
     return T.conv_transpose2d(x, w, i[2] if len(i) > 2 else None, s, p, op, d, a.get("group", 1))
 
 
@@ -343,8 +369,8 @@ MAP = {
     "GlobalAveragePool": _u(T.global_avg_pool2d), "GlobalMaxPool": _u(T.global_max_pool2d),
     "BatchNormalization": _bn, "LayerNormalization": _ln, "RMSNormalization": _rms,
     "Softmax": _softmax(T.softmax), "LogSoftmax": _softmax(T.log_softmax),
-    "ReduceSum": _reduce(T.reduce_sum), "ReduceMean": _reduce(T.mean), "ReduceMax": _reduce(T.amax),
-    "ReduceMin": _reduce(T.amin), "ReduceProd": _reduce(T.prod),
+    "ReduceSum": _reduce(T.reduce_sum), "ReduceMean": _reduce(T.mean), "ReduceMax": _reduce_extreme(T.amax, -1),
+    "ReduceMin": _reduce_extreme(T.amin, 1), "ReduceProd": _reduce(T.prod),
     "ArgMax": _arg(T.argmax_axis), "ArgMin": _arg(T.argmin), "CumSum": _cumsum,
     "Transpose": _transpose, "Concat": _concat, "Split": _split, "Slice": _slice,
     "Expand": lambda i, a, n: T.expand(i[0], [int(v) for v in i[1]]),
@@ -354,4 +380,5 @@ MAP = {
     "ScatterElements": _scatter_el, "OneHot": _onehot, "Trilu": _trilu, "Range": _range,
     "Identity": _u(T.contiguous), "Flatten": _flatten, "Reshape": _reshape,
     "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Dropout": _dropout, "Attention": _attention,
+    "TopK": _topk,
 }

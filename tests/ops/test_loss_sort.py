@@ -1,0 +1,113 @@
+"""cross_entropy against torch.nn.functional.cross_entropy (ignore_index, label smoothing,
+class weights, probability targets, reductions), and sort / argsort / topk against NumPy's
+stable sort (ONNX TopK: best first, ties by lower index, NaN largest)."""
+import numpy as np
+import pytest
+
+import tl.ops as ops
+from ops_helpers import BF16
+
+torch = pytest.importorskip("torch", reason="cross_entropy is checked against PyTorch (the test extra)")
+F = torch.nn.functional
+
+
+def _ce_ref(x, t, **kw):
+    kw = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    return F.cross_entropy(torch.from_numpy(x.astype(np.float32)), torch.from_numpy(t), **kw).numpy()
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (3, 4, 2, 3), (5,)])
+@pytest.mark.parametrize("ls", [0.0, 0.2])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cross_entropy_class_indices(rng_seed, shape, ls, reduction, weighted):
+    rng, seed = rng_seed
+    c = shape[0] if len(shape) == 1 else shape[1]
+    x = rng.standard_normal(shape).astype(np.float32) * 3
+    tshape = () if len(shape) == 1 else (shape[0],) + shape[2:]
+    t = rng.integers(0, c, tshape).astype(np.int64)
+    if t.ndim:
+        t.reshape(-1)[1] = -100                    # one ignored target
+    kw = dict(label_smoothing=ls, reduction=reduction)
+    if weighted:
+        kw["weight"] = rng.uniform(0.5, 2.0, c).astype(np.float32)
+    got = np.asarray(ops.cross_entropy(x, t, **kw), np.float64)
+    ref = _ce_ref(x, t, **kw)
+    assert got.shape == ref.shape, f"seed {seed}"
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5, err_msg=f"seed {seed}")
+
+
+def test_cross_entropy_custom_ignore_and_all_ignored(rng_seed):
+    rng, seed = rng_seed
+    x = rng.standard_normal((4, 5)).astype(np.float32)
+    t = np.array([3, 3, 1, 0])
+    for ls in (0.0, 0.1):
+        got = ops.cross_entropy(x, t, ignore_index=3, label_smoothing=ls)
+        np.testing.assert_allclose(got, _ce_ref(x, t, ignore_index=3, label_smoothing=ls), rtol=1e-5,
+                                   err_msg=f"seed {seed}")
+    assert np.isnan(ops.cross_entropy(x, np.full(4, -100)))   # torch: 0 / 0
+
+
+@pytest.mark.parametrize("ls", [0.0, 0.3])
+def test_cross_entropy_probability_targets(rng_seed, ls):
+    rng, seed = rng_seed
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    p = rng.dirichlet(np.ones(6), 4).astype(np.float32)
+    w = rng.uniform(0.5, 2.0, 6).astype(np.float32)
+    for red in ("mean", "sum", "none"):
+        got = ops.cross_entropy(x, p, label_smoothing=ls, reduction=red, weight=w)
+        np.testing.assert_allclose(got, _ce_ref(x, p, label_smoothing=ls, reduction=red, weight=w),
+                                   rtol=1e-5, atol=1e-6, err_msg=f"seed {seed}")
+
+
+@pytest.mark.parametrize("dtype", [np.float16, BF16])
+def test_cross_entropy_low_precision(rng_seed, dtype):
+    rng, seed = rng_seed
+    x = rng.standard_normal((8, 10)).astype(dtype)
+    t = rng.integers(0, 10, 8)
+    got = float(ops.cross_entropy(x, t, label_smoothing=0.1))
+    ref = float(_ce_ref(x, t, label_smoothing=0.1))
+    assert abs(got - ref) <= (2e-3 if dtype == np.float16 else 2e-2) * abs(ref), f"seed {seed}"
+
+
+def test_cross_entropy_errors():
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(ValueError):
+        ops.cross_entropy(x, np.array([0, 3]))
+    with pytest.raises(ValueError):
+        ops.cross_entropy(x, np.array([0, 1, 2]))
+    with pytest.raises(ValueError):
+        ops.cross_entropy(x, np.array([0, 1]), reduction="avg")
+
+
+# ----------------------------------------------------------------------------- sort / topk
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16, np.int32, np.int64])
+@pytest.mark.parametrize("shape,axis", [((3, 70), 1), ((130,), 0), ((5, 4, 9), 1), ((2, 1), 1)])
+def test_sort_matches_stable_numpy(rng_seed, dtype, shape, axis):
+    rng, seed = rng_seed
+    x = rng.integers(-4, 5, shape).astype(dtype)   # many ties
+    if np.dtype(dtype).kind == "f" or dtype is BF16:
+        x.reshape(-1)[::7] = np.nan
+    xf = x.astype(np.float64)
+    for desc in (False, True):
+        v, i = ops.sort(x, axis, descending=desc)
+        # stable descending with NaN first: sort the negated keys (NaN stays last -> flip it)
+        key = np.where(np.isnan(xf), -np.inf, -xf) if desc else xf
+        ri = np.argsort(key, axis=axis, kind="stable")
+        assert i.dtype == np.int64 and np.array_equal(i, ri), f"seed {seed} desc={desc}"
+        assert np.array_equal(v.astype(np.float64), np.take_along_axis(xf, ri, axis), equal_nan=True), f"seed {seed}"
+        assert np.array_equal(ops.argsort(x, axis, descending=desc), ri)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_ties_lower_index_first(rng_seed, largest):
+    rng, seed = rng_seed
+    x = rng.integers(0, 6, (4, 200)).astype(np.float32)
+    v, i = ops.topk(x, 7, axis=-1, largest=largest)
+    key = -x if largest else x
+    ri = np.argsort(key, axis=-1, kind="stable")[:, :7]
+    assert np.array_equal(i, ri) and np.array_equal(v, np.take_along_axis(x, ri, -1)), f"seed {seed}"
+    v0, i0 = ops.topk(x, 0)
+    assert v0.shape == (4, 0) and i0.shape == (4, 0)
+    with pytest.raises(ValueError):
+        ops.topk(x, 201)

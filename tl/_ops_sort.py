@@ -1,0 +1,67 @@
+"""Sorting tl.ops: sort, argsort, topk (ONNX TopK, torch.sort / torch.topk semantics).
+
+Built on the ``sort_rank`` kernel (ops/sort.py: the rank of each element within its row,
+ties by lower index, NaN largest), ``scatter_cols`` (rank -> permutation) and ``take_cols``
+(gather the values). Dtypes: float32, float16, bfloat16, int32, int64; indices are int64.
+Errors: ValueError for a bad axis or k; TypeError for other dtypes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tl.ops import _arr, _launch, _norm_axis, _NAMES
+from tl._ops_data import copy_into, gather_elements, scatter_elements
+
+__all__ = ["sort", "argsort", "topk"]
+_DT = ("float32", "float16", "bfloat16", "int32", "int64")
+
+
+def _perm(x, axis, descending, op):
+    """(x moved to (..., N), int64 permutation (..., N) sorting each row)."""
+    x, dt = _arr(x, "x", op, _DT)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    ax = _norm_axis(axis, x.ndim, op)
+    xm = np.moveaxis(x, ax, -1)
+    n = xm.shape[-1]
+    rows = int(np.prod(xm.shape[:-1])) if xm.ndim > 1 else 1
+    if xm.size == 0:
+        return ax, xm, np.empty(xm.shape, np.int64)
+    x2 = np.ascontiguousarray(xm).reshape(rows, n)
+    rank = np.empty((rows, n), np.int64)
+    _launch(f"sort_rank__DT_{dt}__LARGEST_{1 if descending else 0}", x2, rank)
+    iota = np.broadcast_to(np.arange(n, dtype=np.int64), (rows, n))
+    perm = scatter_elements(np.zeros((rows, n), np.int64), rank, iota, axis=1)
+    return ax, xm, perm.reshape(xm.shape)
+
+
+def argsort(x, axis: int = -1, descending: bool = False):
+    """Stable argsort along ``axis`` (int64); NaN sorts as the largest value."""
+    ax, xm, perm = _perm(x, axis, descending, "argsort")
+    return np.ascontiguousarray(np.moveaxis(perm, -1, ax)) if perm.ndim else perm
+
+
+def sort(x, axis: int = -1, descending: bool = False):
+    """(values, indices) of a stable sort along ``axis`` (torch.sort(stable=True))."""
+    x = np.asarray(x)
+    ax, xm, perm = _perm(x, axis, descending, "sort")
+    vals = gather_elements(xm, perm, -1) if perm.size else np.empty(xm.shape, xm.dtype)
+    back = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, ax))  # noqa: E731
+    return back(vals), back(perm)
+
+
+def topk(x, k: int, axis: int = -1, largest: bool = True, sorted: bool = True):
+    """(values, indices) of the k largest (or smallest) elements along ``axis`` (ONNX TopK):
+    ordered best first, ties by lower index; NaN counts as the largest. 0 <= k <= size of axis.
+    ``sorted=False`` returns the same (sorted) order, which ONNX and torch allow."""
+    x = np.asarray(x)
+    ax = _norm_axis(axis, x.ndim if x.ndim else 1, "topk")
+    n = x.shape[ax] if x.ndim else 1
+    k = int(k)
+    if not 0 <= k <= n:
+        raise ValueError(f"tl.ops.topk: k={k} is out of range for an axis of size {n}")
+    ax, xm, perm = _perm(x, ax, largest, "topk")
+    perm = np.ascontiguousarray(perm[..., :k])
+    vals = gather_elements(xm, perm, -1) if perm.size else np.empty(perm.shape, xm.dtype)
+    back = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, ax))  # noqa: E731
+    return back(vals), back(perm)
