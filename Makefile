@@ -1,6 +1,7 @@
 # tl-compiler. Each public target does its own set-up on a fresh Debian machine:
 #   make run    build libtl_runtime and ops/ into build/ops.tlpkg, then run the demo on real data
 #   make test   the same set-up, then the test suite
+#   make bench  the same set-up plus the benchmark extra, then benchmarks/ (BENCHMARKS.md, JSON, PNG)
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
@@ -95,3 +96,39 @@ onnx-conformance: ops
 	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
 ops-docs:
 	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
+
+# Benchmarks: the `bench` extra (torch CPU, matplotlib, threadpoolctl) is installed here only.
+# The runner drops OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE from its own environment.
+$(VENV)/.bench-stamp: $(VENV)/.stamp pyproject.toml
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
+	touch $@
+
+.PHONY: bench
+bench: ops $(VENV)/.bench-stamp
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) -m benchmarks.run $(BENCH_ARGS)
+
+# Cross-architecture conformance (tests/cross/run_cross.py): the tests of tests/ops against the
+# aarch64 (NEON) and riscv64 (RVV at VLEN 128/256/512, scalar rv64gc) bundles of one
+# multi-architecture package, under qemu-user. Installs the cross toolchains and qemu when missing;
+# the arm64 multiarch -dev packages give the aarch64 driver the package reader (without them it
+# opens bare bundles). `make test-cross-quick` runs the subset covering every op.
+CROSS_PKGS := gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu clang qemu-user
+CROSS_ARM64_LIBS := libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64
+.PHONY: cross-deps test-cross test-cross-quick
+cross-deps:
+	@if ! command -v aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc clang qemu-aarch64 qemu-riscv64 >/dev/null 2>&1; then \
+	  echo "installing $(CROSS_PKGS)"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_PKGS); \
+	fi
+	@if ! dpkg -s libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64 >/dev/null 2>&1; then \
+	  echo "installing $(CROSS_ARM64_LIBS) (multiarch)"; \
+	  ( $(SUDO) dpkg --add-architecture arm64 && $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_ARM64_LIBS) ) \
+	  || echo "warning: arm64 multiarch libraries unavailable: the aarch64 driver opens bare bundles"; \
+	fi
+
+test-cross: venv runtime cross-deps
+	$(PY) tests/cross/run_cross.py
+
+test-cross-quick: venv runtime cross-deps
+	$(PY) tests/cross/run_cross.py --quick
