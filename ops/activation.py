@@ -1,7 +1,8 @@
 """Unary activation and math kernels: relu, gelu (erf form), gelu_tanh, silu, sigmoid, exp, tanh.
 
 Each kernel takes rank-2 tensors ``x, out`` of one float dtype (float32, float16, bfloat16), any
-strides; one (4, 256) tile per program; math in float32, rounded once at the store.
+strides; one (4, 256) tile per program, programs ordered along the rows (axis 0 of the grid walks the
+columns, so consecutive programs read consecutive memory); math in float32, rounded once at the store.
 Instances: ``<op>__DT_<dtype>``.
 
 gelu (erf form) avoids the cancellation of ``1 + erf(x/sqrt2)`` for x < 0 (SEMANTICS C-21):
@@ -16,24 +17,24 @@ which does not cancel either.
 import tl
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def relu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = max(x, 0); NaN propagates, relu(-0.0) = +0.0."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), tl.maximum(v, 0.0).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = 0.5*x*erfc(-x/sqrt2) (exact GELU), without cancellation for x < 0."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     a = tl.abs(v)
     z = a * 0.7071067811865476
@@ -50,13 +51,13 @@ def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     tl.store(out + (r, c), y.to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def gelu_tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
               DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715 x^3))), computed as x*sigmoid(2u)."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     u2 = 1.5957691216057308 * (v + 0.044715 * (v * v * v))
     y = v * tl.sigmoid(u2)
@@ -64,45 +65,45 @@ def gelu_tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     tl.store(out + (r, c), y.to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def silu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x * sigmoid(x)."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), (v * tl.sigmoid(v)).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def sigmoid(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
             DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = 1 / (1 + exp(-x))."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), tl.sigmoid(v).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def exp(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = exp(x)."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), tl.exp(v).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = tanh(x)."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), tl.tanh(v).to(DT))

@@ -9,49 +9,49 @@ Instances: ``<op>__DT_<dtype>``.
 import tl
 
 
-@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def add(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x + y."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     a = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     b = tl.load(y + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), (a + b).to(DT))
 
 
-@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def sub(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x - y."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     a = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     b = tl.load(y + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), (a - b).to(DT))
 
 
-@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def mul(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x * y."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     a = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     b = tl.load(y + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), (a * b).to(DT))
 
 
-@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
+@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), tl.cdiv(out.shape[0], 4)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def div(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x / y (IEEE: x/0 = ±inf, 0/0 = NaN)."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
+    r = tl.program_id(1) * BM
+    c = tl.program_id(0) * BN
     a = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     b = tl.load(y + (r, c), (BM, BN)).to(tl.float32)
     tl.store(out + (r, c), (a / b).to(DT))

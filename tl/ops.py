@@ -28,7 +28,7 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
 
 __all__ = ["add", "sub", "mul", "div", "relu", "gelu", "silu", "sigmoid", "exp", "tanh", "cast",
            "sum", "max", "argmax", "softmax", "log_softmax", "layer_norm", "rms_norm", "transpose",
-           "matmul", "package", "bfloat16"]
+           "matmul", "linear", "package", "bfloat16"]
 
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_PACKAGE = os.path.join(_REPO, "build", "ops.tlpkg")
@@ -485,7 +485,10 @@ def matmul(a, b, out=None):
             return np.ascontiguousarray(t).reshape((nb,) + tail)
 
     o3, wb = _dest(out, (nb, m, n))
-    _launch(f"matmul__DT_{da}", to3(a3, (m, k)), to3(b3, (k, n)), o3)
+    name = f"matmul__DT_{da}"
+    if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
+        name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 32 if m <= 32 else 128}__DT_float32"
+    _launch(name, to3(a3, (m, k)), to3(b3, (k, n)), o3)
     if wb:
         wb()
     return out
@@ -496,3 +499,71 @@ from tl._ops_ew import *  # noqa: E402,F401,F403
 from tl._ops_data import *  # noqa: E402,F401,F403
 from tl._ops_reduce import *  # noqa: E402,F401,F403
 from tl._ops_nn import *  # noqa: E402,F401,F403
+from tl._ops_sort import *  # noqa: E402,F401,F403
+
+
+_ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
+
+
+def linear(x, weight, bias=None, activation=None, residual=None, out=None):
+    """act(x @ weight.T + bias) + residual, PyTorch ``nn.functional.linear`` layout, in one fused
+    kernel for float32 (ops/matmul_epilogue.py); other float dtypes compose matmul and add.
+
+    x: (..., K); weight: (N, K) (out_features x in_features); bias: (N,) or None;
+    activation: None/"none", "relu", "gelu" (erf form), "gelu_tanh", "silu"; residual: the
+    result's shape (..., N) or None. Returns (..., N) in x's dtype. ValueError for bad shapes or
+    an unknown activation; TypeError for unsupported dtypes.
+    """
+    if np.asarray(x).dtype != np.float32 and activation in (None, "none") and residual is None and out is None:
+        from tl._ops_nn import linear as _composed
+        return _composed(x, weight, bias)
+    if activation not in _ACTIVATIONS:
+        raise ValueError(f"tl.ops.linear: unknown activation {activation!r}; "
+                         f"known: {', '.join(str(k) for k in _ACTIVATIONS)}")
+    x, dx = _arr(x, "x", "linear", ("float32",))
+    weight, dw = _arr(weight, "weight", "linear", ("float32",))
+    if x.ndim < 1 or weight.ndim != 2 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"tl.ops.linear: x {x.shape} and weight {weight.shape} are not aligned "
+                         "(weight must be (out_features, in_features))")
+    w = weight.T                                 # (K, N) strided view: the kernel takes strides
+    k, n = w.shape
+    lead = x.shape[:-1]
+    m = int(np.prod(lead)) if lead else 1
+    b = np.zeros((n,), np.float32) if bias is None else _arr(bias, "bias", "linear", ("float32",))[0]
+    if b.shape != (n,):
+        raise ValueError(f"tl.ops.linear: bias has shape {b.shape}, expected ({n},)")
+    out = _out(out, lead + (n,), "float32", "linear")
+    if out.size == 0:
+        return out
+    if k == 0:
+        out[...] = _np_act(np.broadcast_to(b, out.shape).copy(), activation)
+        if residual is not None:
+            out += residual
+        return out
+    x2 = np.ascontiguousarray(x).reshape(m, k)
+    o2, wb = _dest(out, (m, n))
+    if residual is not None:
+        r, _ = _arr(residual, "residual", "linear", ("float32",))
+        if r.shape != out.shape:
+            raise ValueError(f"tl.ops.linear: residual has shape {r.shape}, expected {out.shape}")
+        r2 = np.ascontiguousarray(r).reshape(m, n)
+    else:
+        r2 = np.zeros((1, 1), np.float32)      # not read by the RES=0 instances
+    _launch(f"linear__ACT_{_ACTIVATIONS[activation]}__RES_{int(residual is not None)}", x2, w, b, r2, o2)
+    if wb:
+        wb()
+    return out
+
+
+def _np_act(v, activation):
+    """The activation in NumPy (only for the K == 0 corner, where there is no product)."""
+    if activation in (None, "none"):
+        return v
+    if activation == "relu":
+        return np.maximum(v, 0)
+    import math
+    if activation == "gelu":
+        return (0.5 * v * (1 + np.vectorize(math.erf)(v / math.sqrt(2)))).astype(np.float32)
+    if activation == "gelu_tanh":
+        return (0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))).astype(np.float32)
+    return (v / (1 + np.exp(-v))).astype(np.float32)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 import tl.ops as T
-from tl._ops_nn import linear as _linear_pt   # PyTorch layout: weight (out, in)
+from tl.ops import linear as _linear_pt   # PyTorch layout: weight (out, in)
 
 # ----------------------------------------------------------------------------- ResNet-50
 STAGES = [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)]  # (width, blocks, stride)

@@ -57,7 +57,7 @@ def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int) -> dict:
     src = f"{k.loc.file}:{k.loc.line}" if k.loc is not None else source_file
     return dict(name=k.name, cname=_cname(k.name), name_lit=_lit(k.name), entry=entry, grid=grid,
                 params=params, workspace=em.ws_end, constexprs=_lit(constexprs), source=src,
-                source_lit=_lit(src))
+                source_lit=_lit(src), asm=em.asm)
 
 
 def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) -> str:
@@ -76,7 +76,11 @@ def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) ->
                f2h=isa_tables.entry(variant.isa, "f2h", a="f"))
     prelude = _ENV.get_template("prelude.j2").render(**ctx)
     vmath = _ENV.get_template("vmath.j2").render(**ctx)
+    kctx = [_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels]
+    asm = {}
+    for kc in kctx:
+        asm.update(kc.pop("asm"))
     return _ENV.get_template("bundle.j2").render(
         source_file=source_file, variant=variant.name, isa=variant.isa, prelude=prelude, vmath=vmath,
-        kernels=[_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels], variant_lit=_lit(variant.name),
+        asm=[asm[n] for n in sorted(asm)], kernels=kctx, variant_lit=_lit(variant.name),
         features_lit=_lit(",".join(variant.features)))

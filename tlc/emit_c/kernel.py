@@ -73,6 +73,9 @@ class KernelEmitter:
         self.counter = 0
         self.ws_end = (kernel.workspace + ALIGN - 1) // ALIGN * ALIGN
         self.getitems: dict[tuple[int, int], ir.Op] = {}
+        self.asm: dict[str, str] = {}      # microkernel functions this kernel calls (tlc.emit_asm)
+        self.inplace: set[int] = set()      # dots that accumulate in their carried acc's buffer
+        self.inplace_fused: dict[tuple[int, int], object] = {}   # (fused id, output) -> carried Tile
         for block in ([kernel.grid] if kernel.grid is not None else []) + [kernel.body]:
             for op in ir.walk(block):
                 if op.opcode == "getitem":
@@ -153,8 +156,18 @@ class KernelEmitter:
         return name
 
     def copy_tile(self, dst: Tile, src: Tile) -> None:
-        if dst.offset != src.offset:
-            self.line(f"memmove({dst.name}, {src.name}, {numel(dst.type.shape) * elem_bytes(dst.type.dtype)});")
+        """dst = src (memmove semantics); disjoint buffers (the static offsets tell) copy TL_L
+        float-sized words at a time (a bit copy: plain vector loads and stores)."""
+        if dst.offset == src.offset:
+            return
+        nbytes = numel(dst.type.shape) * elem_bytes(dst.type.dtype)
+        if dst.offset + nbytes <= src.offset or src.offset + nbytes <= dst.offset:
+            q, w = self.fresh("q"), nbytes // 4
+            self.line(f"for (int64_t {q} = 0; {q} < {w}; {q} += TL_L) "
+                      f"tl_st_f((float*){dst.name} + {q}, tl_ld_f((const float*){src.name} + {q}, tl_lanes({w} - {q})), "
+                      f"tl_lanes({w} - {q}));")
+        else:
+            self.line(f"memmove({dst.name}, {src.name}, {nbytes});")
 
     def assign(self, dst, src) -> None:
         if isinstance(dst, Tile):
@@ -289,10 +302,34 @@ class KernelEmitter:
         self.names[id(iv_arg)] = iv
         for arg, c in zip(carried_args, carried):
             self.names[id(arg)] = c
+        self._mark_inplace_dots(body, carried_args)
         self.block(self._body(body))
         self._yield_into(body, carried)
         self.close()
         self._bind_results(op, carried)
+
+    def _mark_inplace_dots(self, body: ir.Block, carried_args) -> None:
+        """``acc = dot(a, b, acc)`` yielded back into its own carried slot, with the dot and the
+        carried value used nowhere else: the dot writes its result over the accumulator (each
+        element is read before it is written, by the same lane), so the yield copies nothing."""
+        from tlc.lower.rewrite import use_counts
+        y = body.ops[-1] if body.ops else None
+        if y is None or y.opcode != "yield":
+            return
+        counts = use_counts(body)
+        for p, v in enumerate(y.operands):
+            if (v.opcode == "dot" and v.attr("has_acc", False) and p < len(carried_args)
+                    and v.operands[2] is carried_args[p] and counts.get(id(v), 0) == 1
+                    and counts.get(id(carried_args[p]), 0) == 1 and v.type == carried_args[p].type):
+                self.inplace.add(id(v))
+            # acc = fused(acc, ...)[k]: lane j of the output is written after lane j of the
+            # full-shape input acc is read, so the output may live in acc's buffer
+            if (v.opcode == "getitem" and v.operands[0].opcode == "fused" and p < len(carried_args)
+                    and isinstance(v.type, ir.TileType) and v.type == carried_args[p].type
+                    and counts.get(id(v), 0) == 1 and counts.get(id(carried_args[p]), 0) == 1
+                    and any(o is carried_args[p] for o in v.operands[0].operands)
+                    and tuple(v.operands[0].attr("shape")) == tuple(v.type.shape)):
+                self.inplace_fused[(id(v.operands[0]), v.attr("index"))] = self.names[id(carried_args[p])]
 
     def if_(self, op: ir.Op) -> None:
         results = [self.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]

@@ -108,7 +108,7 @@ def emit_fused(e: KernelEmitter, op: ir.Op) -> None:
     body = op.regions[0]
     shape = tuple(op.attr("shape"))
     inputs = [(e.val(o), o.type.dtype) for o in op.operands]
-    outs = [e.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]
+    outs = [e.inplace_fused.get((id(op), i)) or e.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]
 
     def gen(lane_names):
         local = {id(a): (n, a.type.dtype) for a, n in zip(body.args, lane_names)}
@@ -258,7 +258,11 @@ def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
     sequence of operations, so blocked and plain parts are bit-identical."""
     a, b = e.tile(op.operands[0]), e.tile(op.operands[1])
     acc = e.tile(op.operands[2]) if op.attr("has_acc", False) else None
-    out = e.result_tile(op)
+    if acc is not None and id(op) in e.inplace:   # acc = dot(a, b, acc) in a loop: no copy
+        out = acc
+        e.names[id(op)] = acc
+    else:
+        out = e.result_tile(op)
     M, K = a.type.shape
     N = b.type.shape[1]
     kind = out.kind
@@ -283,7 +287,14 @@ def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
             return f"tl_v_round_{'f16' if out.type.dtype is DType.float16 else 'bf16'}({c})"
         return c
 
-    if M4 and N2:
+    uk = op.attr("ukernel", None)
+    if uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
+        from tlc.emit_asm import gemm
+        family, mr, nv = uk
+        Nv = gemm.emit_dot(e, family, mr, nv, a.name, b.name, acc.name if acc is not None else None,
+                           out.name, M, K, N)
+        M4, N2 = M, Nv     # the generic loops below cover columns [Nv, N) only
+    elif M4 and N2:
         i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
         e.open(f"for (int64_t {i} = 0; {i} < {M4}; {i} += 4)")
         e.open(f"for (int64_t {j} = 0; {j} < {N2}; {j} += 2 * TL_L)")

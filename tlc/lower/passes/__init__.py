@@ -54,7 +54,9 @@ float*/int32/int8/bool, 8 for int64; tiles dense row-major):
   A value's buffer is only reused after its last use (results never share space with the
   operands of the op that defines them, except reshape's alias).
 
-``dot`` and ``reduce`` get attr ``lanes`` (variant.lanes). Other attrs are unchanged.
+``dot`` and ``reduce`` get attr ``lanes`` (variant.lanes). A float32-output ``dot`` may get
+``ukernel=(family, mr, nv)`` (pass lower_dot): emit it with the tlc.emit_asm microkernel of that
+family and register block. Other attrs are unchanged.
 Kernel.params[i].access is filled ("read"/"write"/"readwrite"/"none").
 """
 from __future__ import annotations
@@ -89,7 +91,7 @@ def pipeline() -> list[Any]:
 
 
 from tlc.lower.passes import (bounds, canonicalize, fold_constants, fuse_elementwise,  # noqa: E402
-                              infer_access, infer_types, plan_memory, vectorize)
+                              infer_access, infer_types, lower_dot, plan_memory, vectorize)
 
 # The pipeline, in order (read top to bottom).
 PIPELINE: tuple[Any, ...] = (
@@ -101,5 +103,6 @@ PIPELINE: tuple[Any, ...] = (
     fuse_elementwise.PASS,
     plan_memory.PASS,
     vectorize.PASS,
+    lower_dot.PASS,
 )
 REGISTRY: dict[str, Any] = {p.name: p for p in PIPELINE}

@@ -1,0 +1,260 @@
+"""The benchmark workloads: each is a :class:`Workload` with its FLOPs, the fewest bytes it must
+move, a goal, and a ``setup(threads) -> {contender: callable}`` that allocates random inputs and
+preallocated outputs (in-place against in-place; a contender that can only allocate says so in
+its name, e.g. ``torch (alloc)``).
+
+Contenders: ``tl`` (the compiled operator library through ``tl.ops``), ``numpy`` (OpenBLAS for
+matmul; NumPy expressions elsewhere), ``torch`` (PyTorch CPU eager). Inputs that fit in cache
+rotate among several buffers; DRAM-sized ones do not need to.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+import tl.ops as tlops
+
+SQRT_2_PI = math.sqrt(2.0 / math.pi)
+
+
+@dataclass
+class Workload:
+    name: str
+    group: str                 # matmul | skinny | epilogue | bf16 | memory | overhead
+    flops: float
+    bytes: float
+    setup: Callable[[], dict] = field(repr=False)
+    goal: str = ""
+    params: dict = field(default_factory=dict)
+
+
+def _rng():
+    return np.random.default_rng(0)
+
+
+def _rand(shape, dtype=np.float32, scale=1.0):
+    return (_rng().standard_normal(shape, dtype=np.float32) * scale).astype(dtype)
+
+
+def _rot(bufs):
+    """A callable cycling through ``bufs`` (tuples of arguments)."""
+    state = [0]
+
+    def nxt():
+        state[0] = (state[0] + 1) % len(bufs)
+        return bufs[state[0]]
+    return nxt
+
+
+# ----------------------------------------------------------------------------- matmul
+def _matmul_setup(m, k, n, copies):
+    def setup():
+        import torch
+        bufs = [(_rand((m, k)), _rand((k, n), scale=1.0 / math.sqrt(k))) for _ in range(copies)]
+        tb = [(torch.from_numpy(a), torch.from_numpy(b)) for a, b in bufs]
+        c = np.empty((m, n), np.float32)
+        tc = torch.from_numpy(np.empty((m, n), np.float32))
+        nb, ntb = _rot(bufs), _rot(tb)
+
+        def run_tl():
+            a, b = nb()
+            tlops.matmul(a, b, out=c)
+
+        def run_np():
+            a, b = nb()
+            np.matmul(a, b, out=c)
+
+        def run_torch():
+            a, b = ntb()
+            torch.mm(a, b, out=tc)
+        return {"tl": run_tl, "numpy": run_np, "torch": run_torch}
+    return setup
+
+
+def _bf16_setup(n):
+    def setup():
+        import torch
+        a, b = _rand((n, n), tlops.bfloat16), _rand((n, n), tlops.bfloat16, 1.0 / math.sqrt(n))
+        ta = torch.from_numpy(a.view(np.uint16).astype(np.int32) << 16).view(torch.float32).to(torch.bfloat16)
+        tb = torch.from_numpy(b.view(np.uint16).astype(np.int32) << 16).view(torch.float32).to(torch.bfloat16)
+        c = np.empty((n, n), np.float32)
+        tc = torch.empty((n, n), dtype=torch.bfloat16)
+        return {"tl": lambda: tlops.matmul(a, b, out=c), "torch": lambda: torch.mm(ta, tb, out=tc)}
+    return setup
+
+
+def _np_gelu_tanh(x, out):
+    np.multiply(x, x, out=out)
+    out *= x
+    out *= 0.044715
+    out += x
+    out *= SQRT_2_PI
+    np.tanh(out, out=out)
+    out += 1.0
+    out *= x
+    out *= 0.5
+    return out
+
+
+def _epilogue_setup(n):
+    def setup():
+        import torch
+        a, w = _rand((n, n)), _rand((n, n), scale=1.0 / math.sqrt(n))
+        bias = _rand((n,))
+        c = np.empty((n, n), np.float32)
+        ta, tw, tbias = torch.from_numpy(a), torch.from_numpy(w), torch.from_numpy(bias)
+        tc = torch.empty((n, n))
+        linear = getattr(tlops, "linear", None)
+
+        def run_tl():
+            if linear is not None:
+                linear(a, w.T, bias=bias, activation="gelu_tanh", out=c)
+            else:       # composite until the fused kernel exists
+                tlops.matmul(a, w, out=c)
+                tlops.add(c, bias, out=c)
+                tlops.gelu(c, approximate="tanh", out=c)
+
+        def run_np():
+            np.matmul(a, w, out=c)
+            np.add(c, bias, out=c)
+            _np_gelu_tanh(c, c)
+
+        def run_torch():
+            torch.addmm(tbias, ta, tw, out=tc)
+            torch.ops.aten.gelu_(tc, approximate="tanh")
+        return {"tl": run_tl, "numpy": run_np, "torch": run_torch}
+    return setup
+
+
+# ----------------------------------------------------------------------------- memory-bound
+def _erf_np(x, out):
+    """erf by Abramowitz-Stegun 7.1.26 in NumPy (|error| < 1.5e-7): NumPy has no erf."""
+    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
+    y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t
+               + 0.254829592) * t * np.exp(-x * x)
+    np.copysign(y, x, out=out)
+    return out
+
+
+def _membound(op, n):
+    """(setup, bytes) for one memory-bound op on an (n, n) float32 input."""
+    def setup():
+        import torch
+        import torch.nn.functional as F
+        x = _rand((n, n))
+        tx = torch.from_numpy(x)
+        o = np.empty((n, n), np.float32)
+        to = torch.from_numpy(np.empty((n, n), np.float32))
+        if op == "add":
+            y = _rand((n, n))
+            ty = torch.from_numpy(y)
+            return {"tl": lambda: tlops.add(x, y, out=o), "numpy": lambda: np.add(x, y, out=o),
+                    "torch": lambda: torch.add(tx, ty, out=to)}
+        if op == "exp":
+            return {"tl": lambda: tlops.exp(x, out=o), "numpy": lambda: np.exp(x, out=o),
+                    "torch": lambda: torch.exp(tx, out=to)}
+        if op == "gelu_tanh":
+            return {"tl": lambda: tlops.gelu(x, approximate="tanh", out=o), "numpy": lambda: _np_gelu_tanh(x, o),
+                    "torch": lambda: torch.ops.aten.gelu.out(tx, approximate="tanh", out=to)}
+        if op == "gelu":
+            def np_gelu():
+                _erf_np(x * (1.0 / math.sqrt(2.0)), o)
+                np.add(o, 1.0, out=o)
+                np.multiply(o, x, out=o)
+                np.multiply(o, 0.5, out=o)
+            return {"tl": lambda: tlops.gelu(x, out=o), "numpy": np_gelu,
+                    "torch": lambda: torch.ops.aten.gelu.out(tx, out=to)}
+        if op == "silu":
+            def np_silu():
+                np.negative(x, out=o)
+                np.exp(o, out=o)
+                np.add(o, 1.0, out=o)
+                np.divide(x, o, out=o)
+            return {"tl": lambda: tlops.silu(x, out=o), "numpy": np_silu,
+                    "torch": lambda: torch.ops.aten.silu.out(tx, out=to)}
+        if op in ("softmax", "log_softmax"):
+            def np_sm():
+                m = x.max(axis=1, keepdims=True)
+                np.subtract(x, m, out=o)
+                if op == "softmax":
+                    np.exp(o, out=o)
+                    np.divide(o, o.sum(axis=1, keepdims=True), out=o)
+                else:
+                    np.subtract(o, np.log(np.exp(o).sum(axis=1, keepdims=True)), out=o)
+            tfn = torch.ops.aten._softmax.out if op == "softmax" else torch.ops.aten._log_softmax.out
+            return {"tl": lambda: getattr(tlops, op)(x, out=o), "numpy": np_sm,
+                    "torch": lambda: tfn(tx, -1, False, out=to)}
+        if op == "layer_norm":
+            w, b = _rand((n,)), _rand((n,))
+            tw, tb = torch.from_numpy(w), torch.from_numpy(b)
+
+            def np_ln():
+                mu = x.mean(axis=1, keepdims=True)
+                np.subtract(x, mu, out=o)
+                var = np.mean(o * o, axis=1, keepdims=True)
+                np.multiply(o, 1.0 / np.sqrt(var + 1e-5), out=o)
+                np.multiply(o, w, out=o)
+                np.add(o, b, out=o)
+            return {"tl": lambda: tlops.layer_norm(x, w, b, out=o), "numpy": np_ln,
+                    "torch (alloc)": lambda: F.layer_norm(tx, (n,), tw, tb)}
+        if op == "rms_norm":
+            w = _rand((n,))
+            tw = torch.from_numpy(w)
+
+            def np_rms():
+                ms = np.einsum("ij,ij->i", x, x)[:, None] * (1.0 / n)
+                np.multiply(x, 1.0 / np.sqrt(ms + 1e-6), out=o)
+                np.multiply(o, w, out=o)
+            return {"tl": lambda: tlops.rms_norm(x, w, out=o), "numpy": np_rms,
+                    "torch (alloc)": lambda: F.rms_norm(tx, (n,), tw, 1e-6)}
+        if op == "sum":
+            s = np.empty((n,), np.float32)
+            ts = torch.empty((n,))
+            return {"tl": lambda: tlops.sum(x, axis=-1, out=s), "numpy": lambda: np.sum(x, axis=1, out=s),
+                    "torch": lambda: torch.sum(tx, dim=1, out=ts)}
+        raise KeyError(op)
+    nbytes = {"add": 3, "sum": 1}.get(op, 2) * n * n * 4
+    return setup, nbytes
+
+
+MEMORY_OPS = ("add", "exp", "gelu", "gelu_tanh", "silu", "softmax", "log_softmax", "layer_norm",
+              "rms_norm", "sum")
+
+
+def _overhead_setup():
+    import torch
+    x, y, o = (np.ones((1, 1), np.float32) for _ in range(3))
+    tx, ty, to = (torch.ones(1) for _ in range(3))
+    k = tlops.package().kernel("add__DT_float32")
+    return {"tl kernel": lambda: k(x, y, o), "tl.ops": lambda: tlops.add(x, y, out=o),
+            "numpy": lambda: np.add(x, y, out=o), "torch": lambda: torch.add(tx, ty, out=to)}
+
+
+def all_workloads(quick: bool = False) -> list[Workload]:
+    ws: list[Workload] = []
+    square = (256, 1024, 2048) if quick else (256, 1024, 2048, 4096)
+    for n in square:
+        ws.append(Workload(f"matmul {n}x{n}x{n}", "matmul", 2.0 * n ** 3, 3 * 4.0 * n * n,
+                           _matmul_setup(n, n, n, 4 if n <= 1024 else 1),
+                           ">= 1.0x numpy; >= 92% FMA peak from 1024", dict(n=n)))
+    for m in (1, 16, 128):
+        k = n = 4096
+        ws.append(Workload(f"matmul {m}x{k}x{n}", "skinny", 2.0 * m * k * n, 4.0 * (m * k + k * n + m * n),
+                           _matmul_setup(m, k, n, 2), ">= 1.0x best peer" + ("; >= 85% bandwidth" if m == 1 else ""),
+                           dict(m=m)))
+    for n in ((1024,) if quick else (1024, 2048)):
+        ws.append(Workload(f"matmul+bias+gelu {n}", "epilogue", 2.0 * n ** 3, 4.0 * (3 * n * n + n),
+                           _epilogue_setup(n), ">= 1.3x numpy composite", dict(n=n)))
+        ws.append(Workload(f"bf16 matmul {n}", "bf16", 2.0 * n ** 3, 2.0 * 2 * n * n + 4.0 * n * n,
+                           _bf16_setup(n), ">= 0.9x torch bf16", dict(n=n)))
+    for n in ((4096,) if quick else (4096, 8192)):
+        for op in MEMORY_OPS:
+            setup, nbytes = _membound(op, n)
+            ws.append(Workload(f"{op} {n}^2", "memory", 0.0, float(nbytes), setup,
+                               ">= 80% triad; >= 2x numpy; >= 1x torch", dict(op=op, n=n)))
+    ws.append(Workload("add 1 element (per call)", "overhead", 0.0, 0.0, _overhead_setup,
+                       "tl.ops <= torch.add"))
+    return ws

@@ -1,0 +1,76 @@
+"""The assembly GEMM microkernels (tlc/emit_asm) reached from ``dot``: every edge of the register
+block (M, N, K from 1 to past 2x the block, odd sizes), with and without an accumulator, on every
+variant that has a microkernel family; results equal float64 NumPy to fp32 accuracy and the
+portable vector loops bit for bit (same fma order)."""
+import numpy as np
+import pytest
+
+from harness import B, VARIANTS, compile_bundle, Loaded, kernel, targ
+from tlc.lower.dtypes import DType
+from tlc.lower.passes import lower_dot
+
+f32 = DType.float32
+UK_ISAS = sorted(isa for isa, v in VARIANTS.items() if v.ukernel)
+
+
+def _shapes():
+    out = [(m, 5, 97) for m in range(1, 18)]
+    out += [(9, 7, n) for n in (1, 7, 8, 9, 15, 16, 17, 24, 31, 32, 40, 47, 48, 49, 63, 64, 80, 95, 96, 97)]
+    out += [(8, k, 48) for k in (1, 2, 3, 4, 5, 7, 8, 9, 31)]
+    out += [(13, 33, 61), (24, 17, 144), (3, 2, 7)]
+    return out
+
+
+def dot_kernel(name, M, K, N, variant, with_acc, micro):
+    a, bb, c = targ("a", 0, f32, 2), targ("b", 1, f32, 2), targ("c", 2, f32, 2)
+    b = B()
+    z = b.const(0)
+    ta = b.load(b.view(a, z, z), (M, K))
+    tb = b.load(b.view(bb, z, z), (K, N))
+    acc = b.load(b.view(c, z, z), (M, N)) if with_acc else None
+    d = b.dot(ta, tb, acc)
+    uk = lower_dot.choose(d, variant) if micro else None
+    if uk is not None:
+        assert b.ops[-1] is d
+        d = b.ops[-1] = d.with_(attrs={**dict(d.attrs), "ukernel": uk})
+    b.store(b.view(c, z, z), d)
+    return kernel(name, [a, bb, c], b.block([a, bb, c])), uk
+
+
+@pytest.mark.parametrize("isa", UK_ISAS)
+def test_ukernel_edges(isa):
+    """One bundle per variant; odd-numbered shapes accumulate into a loaded C tile."""
+    v = VARIANTS[isa]
+    shapes = _shapes()
+    ks, used = [], 0
+    for n, (M, K, N) in enumerate(shapes):
+        for micro in (True, False):
+            k, uk = dot_kernel(f"mm{n}_{int(micro)}", M, K, N, v, n % 2 == 1, micro)
+            used += uk is not None
+            ks.append(k)
+    assert used == sum(N >= v.lanes for _, _, N in shapes)     # only N < lanes falls back
+    lib = Loaded(compile_bundle(ks, isa))
+    rng = np.random.default_rng(7)
+    for n, (M, K, N) in enumerate(shapes):
+        with_acc = n % 2 == 1
+        A = rng.standard_normal((M, K)).astype(np.float32)
+        Bm = rng.standard_normal((K, N)).astype(np.float32)
+        C0 = rng.standard_normal((M, N)).astype(np.float32)
+        outs = []
+        for micro in (1, 0):
+            C = C0.copy() if with_acc else np.full((M, N), np.nan, np.float32)
+            lib(f"mm{n}_{micro}", [A, Bm, C], grid=(1,))
+            outs.append(C)
+        want = A.astype(np.float64) @ Bm + (C0 if with_acc else 0)
+        np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5 * (K + 1), err_msg=f"{M}x{K}x{N}")
+        assert np.array_equal(outs[0], outs[1]), f"{isa} {M}x{K}x{N}: microkernel != portable loops"
+
+
+def test_choose_blocks():
+    v = VARIANTS["avx512"]
+    from tlc.emit_asm import gemm
+    assert gemm.choose("avx512", v.vregs, 16, 64, 32, 192) == (8, 3)
+    assert gemm.choose("avx512", v.vregs, 16, 1, 32, 192) == (1, 3)
+    assert gemm.choose("avx512", v.vregs, 16, 64, 32, 8) is None
+    assert gemm.choose("avx2", 16, 8, 64, 32, 64) == (6, 2)
+    assert gemm.choose("sse2", 16, 4, 64, 32, 64) is None
