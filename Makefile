@@ -1,6 +1,7 @@
 # tl-compiler. Each public target does its own set-up on a fresh Debian machine:
 #   make run    build libtl_runtime and ops/ into build/ops.tlpkg, then run the demo on real data
-#   make test   the same set-up, then the test suite
+#   make test   the same set-up, then the test suite, then every op under qemu-user on aarch64
+#               and riscv64 (make test-cross-quick; the full sweep is make test-cross)
 #   make bench  the same set-up plus the benchmark extra, then benchmarks/ (BENCHMARKS.md, JSON, PNG)
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -41,6 +42,7 @@ run: ops
 
 test: ops
 	$(PY) -m pytest -q tests
+	$(MAKE) test-cross-quick
 
 test-slow: ops
 	$(PY) -m pytest -q -m slow tests
