@@ -4,8 +4,9 @@ Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` ha
 inputs without launching); output ``out`` is rank 1 (R,). Each program reduces 4 rows, walking
 the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1], SEMANTICS C-10).
 
-row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks, then a tree
-          sum across lanes; rounded once to DT.
+row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks with Neumaier
+          compensation (error independent of N/256; exact semantics with -ffp-contract=off),
+          then a tree sum across lanes; rounded once to DT. inf/NaN propagate as in a plain sum.
 row_max   float32/float16/bfloat16/int32; NaN propagates (IEEE maximum). Padding lanes are
           filled with the chunk's first element, so no identity value is needed (C-12: never 0).
 row_argmax  same dtypes; int64 indices; the first index wins on ties; NaN counts as the
@@ -23,9 +24,15 @@ def row_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
     r = tl.program_id(0) * BR
     n = x.shape[1]
     acc = tl.zeros((BR, BLOCK), tl.float32)
+    comp = tl.zeros((BR, BLOCK), tl.float32)
     for c in range(0, n, BLOCK):
-        acc = acc + tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
-    tl.store(out + (r,), tl.sum(acc, axis=1).to(DT))
+        t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
+        s = acc + t
+        comp = comp + tl.where(tl.abs(acc) >= tl.abs(t), (acc - s) + t, (t - s) + acc)
+        acc = s
+    # inf/NaN lanes keep acc (their compensation is NaN); finite lanes add it back.
+    tot = tl.where(tl.abs(acc) < float("inf"), acc + comp, acc)
+    tl.store(out + (r,), tl.sum(tot, axis=1).to(DT))
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
