@@ -1,7 +1,8 @@
 """Row normalisations over the last axis: layer_norm and rms_norm (float32, float16, bfloat16).
 
 ``x, out``: rank-2 tensors (R, N), any strides, N >= 1; ``w`` (and ``b``): rank-1 tensors (N,)
-of the same dtype; ``eps``: float32 scalar. Statistics accumulate in float32.
+of the same dtype; ``eps``: float32 scalar. Statistics accumulate in float32 with Neumaier compensation across chunks
+(error independent of N; inf/NaN lanes keep the plain sum).
 layer_norm uses two passes (mean, then sum of squared deviations; never E[x^2] - E[x]^2,
 SEMANTICS C-14), so the variance is never negative; both work on x - x[row, 0] (exact for
 nearby values), so a large common offset costs no accuracy: mean = x0 + dm with dm small. Each program handles 4 rows in 256-wide
@@ -23,16 +24,25 @@ def layer_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), b: tl.tensor(DT, 1), ou
     cols = tl.arange(0, BLOCK)
     shift = tl.load(x + (r, 0), (BR, 1)).to(tl.float32)
     acc = tl.zeros((BR, BLOCK), tl.float32)
+    cmp = tl.zeros((BR, BLOCK), tl.float32)
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
-        acc = acc + tl.where((cols + c < n)[None, :], t - shift, 0.0)
-    dm = tl.sum(acc, axis=1, keepdims=True) / nf
+        u = tl.where((cols + c < n)[None, :], t - shift, 0.0)
+        s_ = acc + u
+        cmp = cmp + tl.where(tl.abs(acc) >= tl.abs(u), (acc - s_) + u, (u - s_) + acc)
+        acc = s_
+    dm = tl.sum(tl.where(tl.abs(acc) < float("inf"), acc + cmp, acc), axis=1, keepdims=True) / nf
     acc2 = tl.zeros((BR, BLOCK), tl.float32)
+    cmp2 = tl.zeros((BR, BLOCK), tl.float32)
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
         d = tl.where((cols + c < n)[None, :], (t - shift) - dm, 0.0)
-        acc2 = acc2 + d * d
-    rstd = 1.0 / tl.sqrt(tl.sum(acc2, axis=1, keepdims=True) / nf + eps)
+        q = d * d
+        s_ = acc2 + q
+        cmp2 = cmp2 + tl.where(tl.abs(acc2) >= tl.abs(q), (acc2 - s_) + q, (q - s_) + acc2)
+        acc2 = s_
+    var = tl.sum(tl.where(tl.abs(acc2) < float("inf"), acc2 + cmp2, acc2), axis=1, keepdims=True) / nf
+    rstd = 1.0 / tl.sqrt(var + eps)
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
         wv = tl.load(w + (c,), (BLOCK,)).to(tl.float32)[None, :]
@@ -49,10 +59,15 @@ def rms_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), out: tl.tensor(DT, 2), ep
     n = x.shape[1]
     nf = tl.cast(n, tl.float32)
     acc = tl.zeros((BR, BLOCK), tl.float32)
+    cmp = tl.zeros((BR, BLOCK), tl.float32)
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
-        acc = acc + t * t
-    rinv = 1.0 / tl.sqrt(tl.sum(acc, axis=1, keepdims=True) / nf + eps)
+        q = t * t
+        s_ = acc + q
+        cmp = cmp + tl.where(tl.abs(acc) >= tl.abs(q), (acc - s_) + q, (q - s_) + acc)
+        acc = s_
+    ms = tl.sum(tl.where(tl.abs(acc) < float("inf"), acc + cmp, acc), axis=1, keepdims=True) / nf
+    rinv = 1.0 / tl.sqrt(ms + eps)
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
         wv = tl.load(w + (c,), (BLOCK,)).to(tl.float32)[None, :]

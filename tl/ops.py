@@ -71,8 +71,15 @@ def _reset_package() -> None:
     _PKG = None
 
 
+from tl._runtime import Package as _Package  # noqa: E402
+
+
 def _launch(name: str, *args) -> None:
-    getattr(package(), name)(*args)
+    pkg = _PKG if _PKG is not None else package()
+    if type(pkg) is _Package:   # the compiled package: its kernel cache, without __getattr__
+        pkg.kernel(name)(*args)
+    else:
+        getattr(pkg, name)(*args)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -182,15 +189,22 @@ def _binary(op: str, a, b, out):
     b, db = _arr(b, "b", op)
     if da != db:
         raise TypeError(f"tl.ops.{op}: arguments 'a' ({da}) and 'b' ({db}) must have the same dtype")
-    try:
-        shape = np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise ValueError(f"tl.ops.{op}: shapes {a.shape} and {b.shape} do not broadcast") from None
-    out = _out(out, shape, da, op)
-    if out.size == 0:
-        return out
-    a2 = _to2d(np.broadcast_to(a, shape))
-    b2 = _to2d(np.broadcast_to(b, shape))
+    if a.shape == b.shape:   # fast path: no broadcasting views needed
+        shape = a.shape
+        out = _out(out, shape, da, op)
+        if out.size == 0:
+            return out
+        a2, b2 = _to2d(a), _to2d(b)
+    else:
+        try:
+            shape = np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise ValueError(f"tl.ops.{op}: shapes {a.shape} and {b.shape} do not broadcast") from None
+        out = _out(out, shape, da, op)
+        if out.size == 0:
+            return out
+        a2 = _to2d(np.broadcast_to(a, shape))
+        b2 = _to2d(np.broadcast_to(b, shape))
     o2, wb = _writable_view(out, "2d")
     _launch(f"{op}__DT_{da}", a2, b2, o2)
     if wb:

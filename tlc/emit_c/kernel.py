@@ -76,6 +76,10 @@ class KernelEmitter:
         self.asm: dict[str, str] = {}      # microkernel functions this kernel calls (tlc.emit_asm)
         self.inplace: set[int] = set()      # dots that accumulate in their carried acc's buffer
         self.inplace_fused: dict[tuple[int, int], object] = {}   # (fused id, output) -> carried Tile
+        self.direct: dict[int, object] = {}   # fused id -> direct.Plan (absorbed loads/stores)
+        self.absorbed: set[int] = set()       # loads/stores emitted by their fused op instead
+        from tlc.lower.rewrite import use_counts
+        self.uses = use_counts(kernel.body)
         for block in ([kernel.grid] if kernel.grid is not None else []) + [kernel.body]:
             for op in ir.walk(block):
                 if op.opcode == "getitem":
@@ -177,8 +181,11 @@ class KernelEmitter:
 
     # ------------------------------------------------------------------ walking
     def block(self, block: ir.Block) -> None:
+        from tlc.emit_c import direct
+        direct.plan_block(self, block)
         for op in block.ops:
-            self.op(op)
+            if id(op) not in self.absorbed:
+                self.op(op)
 
     def op(self, op: ir.Op) -> None:
         from tlc.emit_c import memory, tiles

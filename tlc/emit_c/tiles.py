@@ -23,8 +23,14 @@ def _dense_strides(shape) -> list[int]:
     return out[::-1]
 
 
-def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body) -> None:
-    """inputs: (Tile | scalar C name, dtype); body(lane_names) -> output lane expressions."""
+def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body, direct_in=None,
+              direct_out=None) -> None:
+    """inputs: (Tile | scalar C name, dtype); body(lane_names) -> output lane expressions.
+    direct_in / direct_out: {input or output index: TensorRef} read/written straight from/to
+    the tensor (full iteration shape, whole tile in bounds, inner stride 1: the caller's runtime
+    test); then only the last axis is vectorised (k = 1)."""
+    from tlc.emit_c.memory import _VEC_ROW
+    direct_in, direct_out = direct_in or {}, direct_out or {}
     shape = tuple(shape)
     R = len(shape)
     padded = []
@@ -34,13 +40,16 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body) -> Non
             padded.append((1,) * (R - len(s)) + s)
         else:
             padded.append(None)
+    for n in direct_in:
+        padded[n] = shape
     k = 0
-    for cand in range(R, 0, -1):
+    for cand in (range(min(R, 1), 0, -1) if direct_in or direct_out else range(R, 0, -1)):
         ok = all(p is None or all(p[a] == shape[a] for a in range(R - cand, R))
                  or all(p[a] == 1 for a in range(R - cand, R)) for p in padded)
         if ok:
             k = cand
             break
+    assert not (direct_in or direct_out) or k == 1, "direct tensor access needs k == 1"
     inner = numel(shape[R - k:])
     full = [p is not None and all(p[a] == shape[a] for a in range(R - k, R)) and
             not (all(p[a] == 1 for a in range(R - k, R)) and inner == 1) for p in padded]
@@ -48,7 +57,7 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body) -> Non
     e.lines[-1] = e.lines[-1].replace(" {", "{")
     lane_names = [None] * len(inputs)
     for n, (v, dt) in enumerate(inputs):
-        if not isinstance(v, Tile):
+        if not isinstance(v, Tile) and n not in direct_in:
             name = e.fresh("s")
             kind = lanes.KIND[dt]
             e.line(f"const {lanes.VEC[kind]} {name} = {lanes.SPLAT[kind].format(v)};")
@@ -64,23 +73,40 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list[Tile], body) -> Non
         terms = [f"{idx[a]} * {st[a]}" for a in range(R - k) if p[a] != 1]
         return " + ".join(terms) if terms else "0"
 
+    from tlc.emit_c.kernel import STORAGE_C
+    rows = {}
+    for key, t in [*((("i", n), t) for n, t in direct_in.items()),
+                   *((("o", n), t) for n, t in direct_out.items())]:
+        name = e.fresh("p")
+        terms = [f"({t.off[a]} + {idx[a]}) * {t.stride[a]}" for a in range(R - 1)] + [f"{t.off[R - 1]}"]
+        e.line(f"{'const ' if key[0] == 'i' else ''}{STORAGE_C[t.dtype]}* const {name} = {t.data} + "
+               f"{' + '.join(terms)};")
+        rows[key] = (name, t)
+
     j = e.fresh("j")
     e.open(f"for (int64_t {j} = 0; {j} < {inner}; {j} += TL_L)")
     e.line(f"const int64_t n = tl_lanes({inner} - {j});")
     e.line("(void)n;")
     for n, (v, dt) in enumerate(inputs):
-        if not isinstance(v, Tile):
+        if not isinstance(v, Tile) and n not in direct_in:
             continue
         kind = lanes.KIND[dt]
         name = e.fresh("x")
-        if full[n]:
+        if ("i", n) in rows:
+            pname, t = rows[("i", n)]
+            expr = _VEC_ROW[t.dtype][0].format(f"{pname} + {j}")
+        elif full[n]:
             expr = lanes.from_memory(f"tl_ld_{lanes.SUFFIX[kind]}({v.name} + {offset(padded[n])} + {j}, n)", dt)
         else:
             expr = lanes.SPLAT[kind].format(f"{v.name}[{offset(padded[n])}]")
         e.line(f"const {lanes.VEC[kind]} {name} = {expr};")
         lane_names[n] = name
     results = body(lane_names)
-    for out, expr in zip(outputs, results):
+    for on, (out, expr) in enumerate(zip(outputs, results)):
+        if ("o", on) in rows:
+            pname, t = rows[("o", on)]
+            e.line(_VEC_ROW[t.dtype][1].format(f"{pname} + {j}", expr) + ";")
+            continue
         kind = out.kind
         e.line(f"tl_st_{lanes.SUFFIX[kind]}({out.name} + {offset(shape)} + {j}, "
                f"{lanes.to_memory(expr, out.type.dtype)}, n);")
@@ -107,8 +133,59 @@ def _lane_stmt(e: KernelEmitter, op: ir.Op, operands: list[tuple[str, DType]]) -
 def emit_fused(e: KernelEmitter, op: ir.Op) -> None:
     body = op.regions[0]
     shape = tuple(op.attr("shape"))
+    plan = e.direct.get(id(op))
+    if plan is not None:
+        return _emit_fused_direct(e, op, plan)
     inputs = [(e.val(o), o.type.dtype) for o in op.operands]
     outs = [e.inplace_fused.get((id(op), i)) or e.tuple_result(op, i, t) for i, t in enumerate(op.type.types)]
+    lane_loop(e, shape, inputs, outs, _fused_gen(e, body))
+    e._bind_results(op, outs)
+
+
+def _emit_fused_direct(e: KernelEmitter, op: ir.Op, plan) -> None:
+    """See tlc.emit_c.direct: a runtime test picks direct tensor access or the buffered path."""
+    from tlc.emit_c import memory
+    body = op.regions[0]
+    shape = tuple(op.attr("shape"))
+    absorbed_out = set(plan.stores)
+    outs = [None if i in absorbed_out else (e.inplace_fused.get((id(op), i)) or e.tuple_result(op, i, t))
+            for i, t in enumerate(op.type.types)]
+    conds = []
+    for ld in plan.loads:
+        t = e.val(ld.operands[0])
+        conds.append(memory._in_bounds(t, shape, memory._checked(ld, len(shape))))
+        conds.append(f"{t.stride[-1]} == 1")
+    for st in plan.stores.values():
+        t = e.val(st.operands[0])
+        conds.append(memory._in_bounds(t, shape, memory._checked(st, len(shape))))
+        conds.append(f"{t.stride[-1]} == 1")
+    e.open(f"if ({' && '.join(f'({c})' for c in conds)})")
+    ld_ids = {id(ld) for ld in plan.loads}
+    inputs, din = [], {}
+    for n, o in enumerate(op.operands):
+        if id(o) in ld_ids:
+            din[n] = e.val(o.operands[0])
+            inputs.append((None, o.type.dtype))
+        else:
+            inputs.append((e.val(o), o.type.dtype))
+    dout = {i: e.val(st.operands[0]) for i, st in plan.stores.items()}
+    lane_loop(e, shape, inputs, [o for o in outs], _fused_gen(e, body), direct_in=din, direct_out=dout)
+    e.close("} else {")
+    e.depth += 1
+    for ld in plan.loads:
+        memory.emit_load(e, ld)
+    inputs = [(e.val(o), o.type.dtype) for o in op.operands]
+    buffered = [o if o is not None else e.tuple_result(op, i, t) for i, (o, t) in enumerate(zip(outs, op.type.types))]
+    lane_loop(e, shape, inputs, buffered, _fused_gen(e, body))
+    e._bind_results(op, buffered)
+    for st in plan.stores.values():
+        memory.emit_store(e, st)
+    e.close()
+    e._bind_results(op, outs)
+
+
+def _fused_gen(e: KernelEmitter, body: ir.Block):
+    """The lane-body generator of a fused op's region (shared by both emission paths)."""
 
     def gen(lane_names):
         local = {id(a): (n, a.type.dtype) for a, n in zip(body.args, lane_names)}
@@ -126,8 +203,7 @@ def emit_fused(e: KernelEmitter, op: ir.Op) -> None:
             local[id(b)] = (_lane_stmt(e, b, ops), dt)
         raise AssertionError("fused body without yield")
 
-    lane_loop(e, shape, inputs, outs, gen)
-    e._bind_results(op, outs)
+    return gen
 
 
 def emit_tile_op(e: KernelEmitter, op: ir.Op) -> None:
