@@ -9,7 +9,7 @@ one vdpbf16ps does two multiply-adds per fp32 lane). ``ratio vs X`` = X's time /
 """
 from __future__ import annotations
 
-COMPUTE = ("matmul", "skinny", "epilogue", "bf16")
+COMPUTE = ("matmul", "skinny", "epilogue", "bf16", "conv", "attention")
 
 
 def _peak(group: str, ceil: dict) -> float:
@@ -73,6 +73,11 @@ def _goal(w, r, ceil):
         tr = [v for k, v in ratios.items() if k.startswith("torch")]
         if tr and min(tr) < 1.0:
             miss.append(f"{min(tr):.2f}x torch < 1")
+    elif w.group in ("conv", "attention"):
+        need = 0.8 if w.group == "conv" else 1.0
+        tr = [v for k, v in ratios.items() if k.startswith("torch")]
+        if not tr or min(tr) < need:
+            miss.append(f"{min(tr, default=0):.2f}x torch < {need}")
     elif w.group == "overhead":
         t, p = c.get("tl.ops", {}).get("median_s"), c.get("torch", {}).get("median_s")
         if t is None or p is None or t > p:

@@ -257,4 +257,85 @@ def all_workloads(quick: bool = False) -> list[Workload]:
                                ">= 80% triad; >= 2x numpy; >= 1x torch", dict(op=op, n=n)))
     ws.append(Workload("add 1 element (per call)", "overhead", 0.0, 0.0, _overhead_setup,
                        "tl.ops <= torch.add"))
+    ws.extend(nn_workloads())
+    return ws
+
+
+# ----------------------------------------------------------------------------- conv / attention / models
+# (name, N, Cin, H, Cout, K, stride, pad): ResNet-50 layer shapes.
+CONV_SHAPES = (("7x7/2 3->64 @224", 3, 224, 64, 7, 2, 3), ("3x3 64->64 @56", 64, 56, 64, 3, 1, 1),
+               ("1x1 256->64 @56", 256, 56, 64, 1, 1, 0), ("3x3 256->256 @14", 256, 14, 256, 3, 1, 1))
+
+
+def _conv_setup(n, ci, hw, co, k, s, p):
+    def setup():
+        import torch
+        import torch.nn.functional as F
+        x = _rand((n, ci, hw, hw))
+        w = _rand((co, ci, k, k), scale=math.sqrt(2.0 / (ci * k * k)))
+        tx, tw = torch.from_numpy(x), torch.from_numpy(w)
+
+        def run_torch():
+            with torch.no_grad():
+                F.conv2d(tx, tw, stride=s, padding=p)
+        return {"tl": lambda: tlops.conv2d(x, w, stride=s, padding=p), "torch (alloc)": run_torch}
+    return setup
+
+
+def _attention_setup(b, h, s, e):
+    def setup():
+        import torch
+        import torch.nn.functional as F
+        q, k, v = (_rand((b, h, s, e)) for _ in range(3))
+        tq, tk, tv = (torch.from_numpy(a) for a in (q, k, v))
+
+        def run_torch():
+            with torch.no_grad():
+                F.scaled_dot_product_attention(tq, tk, tv, is_causal=True)
+        return {"tl": lambda: tlops.scaled_dot_product_attention(q, k, v, is_causal=True),
+                "torch (alloc)": run_torch}
+    return setup
+
+
+def _model_setup(which):
+    def setup():
+        import os
+        import sys
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                        "tests", "models"))
+        import models as M
+        rng = np.random.default_rng(0)
+        if which.startswith("resnet50"):
+            p = M.resnet50_params(rng)
+            x = rng.standard_normal((int(which[-1]), 3, 224, 224)).astype(np.float32)
+            return {"tl": lambda: M.resnet50_tl(p, x), "torch (alloc)": lambda: M.resnet50_torch(p, x)}
+        if which == "bert":
+            p = M.bert_params(rng)
+            x = rng.standard_normal((1, 512, 768)).astype(np.float32)
+            keep = np.ones((1, 512), bool)
+            return {"tl": lambda: M.bert_layer_tl(p, x, keep), "torch (alloc)": lambda: M.bert_layer_torch(p, x, keep)}
+        p = M.llama_params(rng)
+        x = rng.standard_normal((1, 512, 512)).astype(np.float32)
+        cos, sin = M.rope_tables(512, 512 // p["heads"])
+        return {"tl": lambda: M.llama_layer_tl(p, x, cos, sin),
+                "torch (alloc)": lambda: M.llama_layer_torch(p, x, cos, sin)}
+    return setup
+
+
+def nn_workloads() -> list[Workload]:
+    """conv2d on ResNet-50 layer shapes (batch 1, 8), causal attention, whole-model forwards."""
+    ws = []
+    for name, ci, hw, co, k, s, p in CONV_SHAPES:
+        oh = (hw + 2 * p - k) // s + 1
+        for n in (1, 8):
+            ws.append(Workload(f"conv2d {name} b{n}", "conv", 2.0 * n * co * ci * k * k * oh * oh,
+                               4.0 * (n * ci * hw * hw + co * ci * k * k + n * co * oh * oh),
+                               _conv_setup(n, ci, hw, co, k, s, p), ">= 0.8x torch", dict(n=n)))
+    b, h, s, e = 1, 16, 2048, 64
+    ws.append(Workload(f"attention causal {s}x{h}x{e}", "attention", 2.0 * b * h * s * s * e,
+                       4.0 * 4 * b * h * s * e, _attention_setup(b, h, s, e), ">= 1.0x torch SDPA"))
+    for which, desc in (("resnet50 b1", "224x224"), ("resnet50 b8", "224x224"), ("bert", "layer 1x512x768"),
+                        ("llama", "layer 1x512x512 (8 heads, 2 kv)")):
+        ws.append(Workload(f"model {which} {desc}", "model", 0.0, 0.0, _model_setup(which.replace(" b", "_b")),
+                           "vs torch"))
     return ws

@@ -109,7 +109,7 @@ OPS_LIST = [
     OpInfo("softmax", "softmax/attention", "Softmax", "aten::softmax", F, ("softmax",)),
     OpInfo("log_softmax", "softmax/attention", "LogSoftmax", "aten::log_softmax", F, ("log_softmax",)),
     OpInfo("scaled_dot_product_attention", "softmax/attention", "Attention",
-           "aten::scaled_dot_product_attention", F, ("matmul", "softmax0", "where", "mul")),
+           "aten::scaled_dot_product_attention", F, ("flash_attention", "matmul", "softmax0", "where", "mul")),
     OpInfo("cross_entropy", "softmax/attention", "SoftmaxCrossEntropyLoss", "aten::cross_entropy_loss", F,
            ("log_softmax", "take_cols", "mul", "row_sum")),
     # matmul family

@@ -294,12 +294,59 @@ def swiglu(gate, up):
     return _o.mul(_o.silu(gate), up)
 
 
+def _flash_sdpa(q, k, v, attn_mask, is_causal, scale):
+    """scaled_dot_product_attention through the flash_attention kernel (ops/flash_attention.py),
+    or None where it does not apply (mixed dtypes, head dim > 128, batch dims that differ,
+    Hq not a multiple of Hk, a mask that does not broadcast to (..., Hq, L, S))."""
+    dt = _NAMES.get(q.dtype)
+    if dt not in ("float32", "float16", "bfloat16") or k.dtype != q.dtype or v.dtype != q.dtype:
+        return None
+    if q.ndim < 2 or k.ndim != q.ndim or v.ndim != q.ndim:
+        return None
+    q3 = q if q.ndim >= 3 else q[None]
+    k3 = k if k.ndim >= 3 else k[None]
+    v3 = v if v.ndim >= 3 else v[None]
+    lead, hq, L, e = q3.shape[:-3], q3.shape[-3], q3.shape[-2], q3.shape[-1]
+    hk, S, ev = k3.shape[-3], k3.shape[-2], v3.shape[-1]
+    if (k3.shape[:-3] != lead or v3.shape[:-2] != k3.shape[:-2] or k3.shape[-1] != e or hk == 0
+            or hq % hk):
+        return None
+    d = next((b for b in (32, 64, 128) if builtins.max(e, ev) <= b), None)
+    if d is None:
+        return None
+    bh = int(np.prod(lead, dtype=np.int64)) * hq
+    out = np.empty(q.shape[:-1] + (ev,), q.dtype)
+    if out.size == 0 or S == 0:
+        out[...] = 0
+        return out
+    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    mflag = 0
+    mask = np.zeros((1, 1, 1), np.float32)
+    if attn_mask is not None:
+        am = np.asarray(attn_mask)
+        am = np.where(am, np.float32(0), np.float32(-np.inf)) if am.dtype == np.bool_ else am.astype(np.float32)
+        try:
+            am = np.broadcast_to(am, lead + (hq, L, S))
+        except ValueError:
+            return None
+        mask, mflag = am.reshape(bh, L, S), 1
+    mask = np.broadcast_to(mask, (bh, L, S))
+    o3 = out.reshape(bh, L, ev)
+    _launch(f"flash_attention__CAUSAL_{int(bool(is_causal))}__D_{d}__DT_{dt}__MASK_{mflag}",
+            q3.reshape(bh, L, e), contiguous(np.swapaxes(k3.reshape(-1, S, e), 1, 2)), v3.reshape(-1, S, ev), mask, o3,
+            np.float32(sc), hq // hk, 0)
+    return out
+
+
 def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
     multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
     attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (C-11)."""
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    y = _flash_sdpa(q, k, v, attn_mask, is_causal, scale)
+    if y is not None:
+        return y
     hq, hk = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
     if hq != hk:
         k = np.repeat(k, hq // hk, axis=-3)

@@ -340,6 +340,21 @@ def _attention(i, a, n):
     mask = i[3] if len(i) > 3 else None
     if len(i) > 4 or n > 1 or a.get("softcap", 0) or q.ndim != 4 or a.get("qk_matmul_output_mode", 0):
         _skip("Attention with KV cache / extra outputs / softcap / 3-D inputs")
+    L, S = q.shape[-2], k.shape[-2]
+    lw, rw = int(a.get("left_window_size", -1)), int(a.get("right_window_size", -1))
+    if mask is not None and (mask.shape[-1] < S or lw >= 0 or rw >= 0):
+        # short masks pad with masked keys; a window combines with the mask additively
+        m = np.where(mask, np.float32(0), np.float32(-np.inf)) if mask.dtype == np.bool_ else mask.astype(np.float32)
+        mask = np.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, S - m.shape[-1])], constant_values=-np.inf)
+    if lw >= 0 or rw >= 0:
+        diff = np.arange(L)[:, None] - np.arange(S)[None, :]
+        ok = np.ones((L, S), bool)
+        if lw >= 0:
+            ok &= diff <= lw
+        if rw >= 0:
+            ok &= -diff <= rw
+        win = np.where(ok, np.float32(0), np.float32(-np.inf))
+        mask = win if mask is None else mask + win
     return T.scaled_dot_product_attention(q, k, v, mask, bool(a.get("is_causal", 0)), a.get("scale"))
 
 
