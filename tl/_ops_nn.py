@@ -83,6 +83,34 @@ def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
         writeable=False)
 
 
+# (BH, BW) output-pixel tiles of the conv2d_nhwc instances (ops/conv.py), BN = 64
+_CONV_TILES = ((1, 112), (2, 56), (4, 28), (14, 14), (14, 8))
+
+
+def _conv2d_nhwc(x, w, sh, sw, pads, oh, ow):
+    """float32 implicit-GEMM conv (ops/conv.py): one zero-padded NHWC copy of x (NumPy), then
+    conv2d_nhwc over an overlapping window view; returns (N, Co, OH, OW) float32."""
+    n, c, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    pt, pl, pb, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    xp = np.zeros((n, hp, wp, c), np.float32)
+    np.copyto(xp[:, pt:pt + h, pl:pl + wd, :], x.transpose(0, 2, 3, 1))   # NumPy: a fast transpose
+    e = xp.itemsize
+    xv = np.lib.stride_tricks.as_strided(
+        xp, (n, oh, kh, ow, kw * c), (hp * wp * c * e, sh * wp * c * e, wp * c * e, sw * c * e, e),
+        writeable=False)
+    wt = np.ascontiguousarray(w.transpose(2, 3, 1, 0), np.float32).reshape(kh, kw * c, co)
+    y = np.empty((n, co, oh, ow), np.float32)
+    # the tile (BH, BW) with the fewest computed pixels (ties: the wider one)
+    bh, bw = builtins.min(_CONV_TILES, key=lambda t: (-(-oh // t[0]) * t[0] * -(-ow // t[1]) * t[1], -t[1]))
+    bk = 24 if kw * c <= 24 else 64
+    if bk == 24 and (bh, bw) != (1, 112):
+        bk = 64
+    _launch(f"conv2d_nhwc__BH_{bh}__BK_{bk}__BN_64__BW_{bw}", xv, wt, y)
+    return y
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
     (Co, C / groups, KH, KW); padding an int, a pair or (top, left, bottom, right)."""
@@ -98,10 +126,15 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     pt, pl, pb, pr = _pads4(padding)
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
-    if (pt, pl, pb, pr) != (0, 0, 0, 0):
-        x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
     if oh <= 0 or ow <= 0:
         return np.zeros((n, co, builtins.max(oh, 0), builtins.max(ow, 0)), x.dtype)
+    if dt == "float32" and g == 1 and (dh, dw) == (1, 1) and builtins.min(pt, pl, pb, pr) >= 0 and n * c > 0:
+        y = _conv2d_nhwc(x, w, sh, sw, (pt, pl, pb, pr), oh, ow)
+        if bias is not None:
+            y = _o.add(y, np.asarray(bias, y.dtype).reshape(co, 1, 1))
+        return y
+    if (pt, pl, pb, pr) != (0, 0, 0, 0):
+        x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
     kk = cg * kh * kw
     if (kh, kw, sh, sw) == (1, 1, 1, 1) and x.flags.c_contiguous:
         cols = x.reshape(n, g, kk, oh * ow)
