@@ -10,7 +10,10 @@ binary   float32/float16/bfloat16: pow maximum minimum floor_divide remainder fm
          INT_MIN // -1 wraps; division by zero gives 0 -- documented, never a trap).
          maximum/minimum are IEEE-754-2019 (NaN propagates, min(-0, +0) = -0).
          floor_divide/remainder follow Python (remainder has the sign of the divisor);
-         trunc_divide/fmod follow C (fmod has the sign of the dividend).
+         trunc_divide/fmod follow C (fmod has the sign of the dividend). Float fmod is exact
+         (binary long division, ~300 tile steps: slow but correct for any |a/b|), and float
+         floor_divide/remainder use NumPy's npy_divmod on it, so they match np.floor_divide /
+         np.remainder / np.fmod on float32 (1 // 0.1 = 9, inf // 2 = nan, x % ±inf, -0.0).
 compare  float32/int32/int64 -> bool: lt le gt ge eq ne (NaN compares unequal).
 logical  bool: and or xor (x, y, out) and not (x, out).
 where    out = cond ? x : y; x, y, out of one dtype (float32/float16/bfloat16/int8/int32/int64).
@@ -65,16 +68,45 @@ def binary(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
         v = tl.maximum(a, b)
     elif OP == "minimum":
         v = tl.minimum(a, b)
+    elif (OP == "floor_divide" or OP == "remainder" or OP == "fmod") and (
+            DT == tl.float32 or DT == tl.float16 or DT == tl.bfloat16):
+        # Exact C fmod by binary long division: t = |b| * 2^k (exact scaling), subtracted from
+        # r = |a| from the largest k down (each r - t is exact by Sterbenz). Fixed trip counts
+        # cover the whole float32 exponent range (2^-149 .. 2^128).
+        ra = tl.abs(a)
+        d = tl.abs(b)
+        t = d
+        for i in range(0, 18):
+            t2 = t * 65536.0
+            t = tl.where(t2 <= ra, t2, t)
+        for i in range(0, 17):
+            t2 = t * 2.0
+            t = tl.where(t2 <= ra, t2, t)
+        for i in range(0, 280):
+            ra = tl.where((ra >= t) & (t >= d), ra - t, ra)
+            t = t * 0.5
+        m = tl.where(ra == 0, a * 0.0, tl.where(a < 0, -ra, ra))
+        binf = tl.abs(b) == float("inf")
+        m = tl.where(binf, a, m)
+        m = tl.where((tl.abs(a) == float("inf")) | (b == 0) | tl.isnan(a) | tl.isnan(b), float("nan"), m)
+        if OP == "fmod":
+            v = m
+        else:
+            # NumPy npy_divmod: div = (a - mod) / b, moved one step down when mod and b differ
+            # in sign; floordiv = floor(div) rounded up when div - floor(div) > 0.5.
+            dv = (a - m) / b
+            adj = (m != 0) & ((b < 0) ^ (m < 0))
+            mod = tl.where(adj, m + b, m)
+            dv = tl.where(adj, dv - 1.0, dv)
+            if OP == "remainder":
+                v = tl.where(mod == 0, tl.where(b < 0, -0.0, 0.0), mod)
+            else:
+                fl = tl.floor(dv)
+                fl = tl.where(dv - fl > 0.5, fl + 1.0, fl)
+                fl = tl.where(dv == 0, (a / b) * 0.0, fl)
+                v = tl.where(b == 0, a / b, fl)
     elif OP == "floor_divide":
         v = a // b
-    elif OP == "remainder" and (DT == tl.float32 or DT == tl.float16 or DT == tl.bfloat16):
-        # Python/NumPy with an infinite divisor: x % ±inf is x when the signs agree (0 takes
-        # the divisor's sign), else the divisor (a - floor(a/b)*b would give NaN).
-        q = a % b
-        bad = (tl.abs(b) == float("inf")) & (tl.abs(a) < float("inf"))
-        zi = tl.where(b > 0, 0.0, -0.0)
-        vi = tl.where(a == 0, zi, tl.where((a < 0) ^ (b < 0), b, a))
-        v = tl.where(bad, vi, q)
     elif OP == "remainder":
         v = a % b
     elif OP == "fmod":

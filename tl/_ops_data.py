@@ -119,8 +119,11 @@ def stack(xs, axis: int = 0, out=None):
 
 
 def split(x, sections, axis: int = 0):
-    """List of copies: ``sections`` an int (equal parts, last one smaller when uneven as in
-    ONNX num_outputs) or a list of part sizes."""
+    """List of copies along ``axis``.
+
+    NOTE: an int ``sections`` is ONNX ``num_outputs`` -- the NUMBER of parts (equal parts, the
+    last one smaller when uneven) -- NOT torch.split's chunk size (torch.split(x, 2) gives parts
+    of size 2; here split(x, 2) gives 2 parts). A list/tuple gives the part sizes (as in both)."""
     x = np.asarray(x)
     ax = _norm_axis(axis, x.ndim, "split")
     n = x.shape[ax]
@@ -324,7 +327,9 @@ def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "no
 
 
 def scatter_add(data, indices, updates, axis: int = 0, out=None):
-    """torch.scatter_add: scatter_elements with reduction add."""
+    """ONNX ScatterElements(reduction='add') argument order: (data, indices, updates, axis)
+    -- NOT torch.scatter_add's (input, dim, index, src). out[indices[i, j], j] += updates[i, j]
+    (axis 0; likewise for other axes) on a copy of data."""
     return scatter_elements(data, indices, updates, axis, "add", out=out)
 
 

@@ -149,8 +149,20 @@ def celu(x, alpha: float = 1.0, out=None):
 
 def clamp(x, min=None, max=None, out=None):
     """min(max(x, min), max); None means unbounded; NaN propagates. Integer x is clamped
-    exactly (through the int binary kernels)."""
+    exactly (through the int binary kernels). ``min``/``max`` may be arrays (like torch.clamp
+    with tensors): they are cast to x's dtype and broadcast with x (the result has the
+    broadcast shape); ValueError when the shapes do not broadcast."""
     xa = np.asarray(x)
+    if any(b is not None and np.ndim(b) > 0 for b in (min, max)):
+        r = xa
+        if min is not None:
+            r = maximum(r, np.asarray(min, xa.dtype))
+        if max is not None:
+            r = minimum(r, np.asarray(max, xa.dtype))
+        if out is not None:
+            np.copyto(out, r)
+            return out
+        return r if r is not xa else xa.copy()
     if xa.dtype.kind in "iu":
         r = xa
         if min is not None:

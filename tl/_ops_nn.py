@@ -377,6 +377,10 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale
     multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
     attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (C-11)."""
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    hq0, hk0 = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
+    if hk0 == 0 or hq0 % hk0:
+        raise ValueError(f"tl.ops.scaled_dot_product_attention: query heads Hq={hq0} must be a "
+                         f"multiple of key/value heads Hk={hk0}")
     y = _flash_sdpa(q, k, v, attn_mask, is_causal, scale)
     if y is not None:
         return y
@@ -505,3 +509,57 @@ def rotary_embedding(x, cos, sin, interleaved: bool = False):
         copy_into(out[..., : d // 2], o1)
         copy_into(out[..., d // 2:], o2)
     return out
+
+
+# ----------------------------------------------------------------------------- unbatched input, padding strings
+def _accept_unbatched(fn):
+    """Lets ``fn`` (N, C, H, W) also take unbatched (C, H, W) input like torch: a batch axis of
+    1 is added and dropped again. Other ranks raise a ValueError naming the op."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(x, *args, **kwargs):
+        x = np.asarray(x)
+        if x.ndim == 3:
+            return fn(x[None], *args, **kwargs)[0]
+        if x.ndim != 4:
+            raise ValueError(f"tl.ops.{fn.__name__}: input must be (N, C, H, W) or (C, H, W), "
+                             f"got shape {x.shape}")
+        return fn(x, *args, **kwargs)
+    return wrapper
+
+
+_conv2d_4d = conv2d
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):  # noqa: F811
+    """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
+    weight (Co, C / groups, KH, KW); padding an int, a pair, (top, left, bottom, right), or
+    'valid' (no padding) / 'same' (output size = input size, stride 1 only; an odd total
+    padding puts the extra row/column at the bottom/right, like torch). ValueError for bad
+    shapes, an unknown padding string, or 'same' with a stride other than 1."""
+    if isinstance(padding, str):
+        w = np.asarray(weight)
+        if w.ndim != 4:
+            raise ValueError(f"tl.ops.conv2d: weight must be (Co, C/groups, KH, KW), got {w.shape}")
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            if _pair(stride) != (1, 1):
+                raise ValueError("tl.ops.conv2d: padding='same' is only supported with stride 1")
+            (dh, dw) = _pair(dilation)
+            th, tw = dh * (w.shape[2] - 1), dw * (w.shape[3] - 1)
+            padding = (th // 2, tw // 2, th - th // 2, tw - tw // 2)
+        else:
+            raise ValueError(f"tl.ops.conv2d: padding must be an int, a tuple, 'same' or 'valid', "
+                             f"got {padding!r}")
+    xa = np.asarray(x)
+    if xa.ndim == 3:
+        return _conv2d_4d(xa[None], weight, bias, stride, padding, dilation, groups)[0]
+    if xa.ndim != 4:
+        raise ValueError(f"tl.ops.conv2d: input must be (N, C, H, W) or (C, H, W), got shape {xa.shape}")
+    return _conv2d_4d(xa, weight, bias, stride, padding, dilation, groups)
+
+
+max_pool2d = _accept_unbatched(max_pool2d)
+avg_pool2d = _accept_unbatched(avg_pool2d)

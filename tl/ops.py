@@ -581,3 +581,62 @@ def _np_act(v, activation):
     if activation == "gelu_tanh":
         return (0.5 * v * (1 + np.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3)))).astype(np.float32)
     return (v / (1 + np.exp(-v))).astype(np.float32)
+
+
+# ----------------------------------------------------------------------------- aliasing-safe out=
+def _alias_safe(fn):
+    """Wraps an op that reads other positions than it writes: when ``out`` may share memory with
+    any array argument, the op computes into a fresh buffer that is copied into ``out`` at the
+    end (elementwise ops are not wrapped and stay truly in place)."""
+    import functools
+    import inspect
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        out = bound.arguments.get("out")
+        if not isinstance(out, np.ndarray):
+            return fn(*args, **kwargs)
+
+        def arrays(v):
+            if isinstance(v, np.ndarray):
+                yield v
+            elif isinstance(v, (list, tuple)):
+                for e in v:
+                    yield from arrays(e)
+        ins = [a for k, v in bound.arguments.items() if k != "out" for a in arrays(v)]
+        if not any(np.may_share_memory(out, a) for a in ins):
+            return fn(*args, **kwargs)
+        if not out.flags.writeable:
+            raise ValueError(f"tl.ops.{fn.__name__}: argument 'out' is read-only")
+        tmp = np.empty_like(out)
+        bound.arguments["out"] = tmp
+        res = fn(*bound.args, **bound.kwargs)
+        np.copyto(out, tmp)
+        return out if res is tmp else res
+    return wrapper
+
+
+_NOT_ELEMENTWISE = (
+    "transpose", "matmul", "linear", "sum", "max", "argmax", "softmax", "log_softmax",
+    "layer_norm", "rms_norm", "contiguous", "permute", "expand", "cat", "stack", "slice", "tile",
+    "pad", "gather", "index_select", "embedding", "gather_elements", "scatter_elements",
+    "scatter_add", "scatter", "scatter_nd", "gather_nd", "flip", "roll", "triu", "tril",
+    "reduce_sum", "mean", "amax", "amin", "min", "prod", "argmax_axis", "argmin", "var_mean",
+    "var", "cumsum", "argsort", "sort", "topk", "mm", "bmm", "gemm", "baddbmm", "conv2d",
+    "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
+    "layer_norm_axis", "rms_norm_axis", "add_rms_norm", "add_layer_norm", "swiglu",
+    "scaled_dot_product_attention", "cross_entropy", "rotary_embedding", "one_hot", "full")
+
+
+def _wrap_not_elementwise() -> None:
+    import inspect
+    g = globals()
+    for name in _NOT_ELEMENTWISE:
+        fn = g.get(name)
+        if callable(fn) and "out" in inspect.signature(fn).parameters:
+            g[name] = _alias_safe(fn)
+
+
+_wrap_not_elementwise()
