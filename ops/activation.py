@@ -6,7 +6,8 @@ columns, so consecutive programs read consecutive memory); math in float32, roun
 Instances: ``<op>__DT_<dtype>``.
 
 gelu (erf form) avoids the cancellation of ``1 + erf(x/sqrt2)`` for x < 0 (SEMANTICS C-21):
-for x < 0 it evaluates 0.5*x*erfc(|x|/sqrt2) as 0.5*x*t*exp(P(t))*exp(-x^2/2) with
+it evaluates E = erfc(|x|/sqrt2) once for every x, 0.5*x*E for x < 0 and 0.5*x*(2 - E) for x >= 0
+(2 - E >= 1, so E's relative error stays relative; no separate erf), with E = t*exp(P(t))*exp(-x^2/2) and
 t = 1/(1 + z/2), z = |x|/sqrt2, and P the Chebyshev fit of Numerical Recipes' ``erfcc``
 (fractional error < 1.2e-7 for all z >= 0). x^2/2 is split as xh^2/2 + xl*(|x|+xh)/2 with
 xh = floor(16|x|)/16 so that xh^2 is exact in float32 and exp(-x^2/2) keeps full relative
@@ -38,7 +39,6 @@ def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     v = tl.load(x + (r, c), (BM, BN)).to(tl.float32)
     a = tl.abs(v)
     z = a * 0.7071067811865476
-    pos = 0.5 * v * (1.0 + tl.erf(z))
     t = 1.0 / (1.0 + 0.5 * z)
     p = -1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (
         -0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (
@@ -46,7 +46,10 @@ def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     ac = tl.minimum(a, 16.0)
     ah = tl.floor(ac * 16.0) * 0.0625
     al = ac - ah
-    neg = (0.5 * v * t) * tl.exp(p - 0.5 * (al * (ac + ah))) * tl.exp(-0.5 * (ah * ah))
+    e1 = tl.exp(p - 0.5 * (al * (ac + ah)))
+    e2 = tl.exp(-0.5 * (ah * ah))
+    neg = (0.5 * v * t) * e1 * e2
+    pos = 0.5 * v * (2.0 - t * e1 * e2)
     y = tl.where(v >= 0.0, pos, tl.where(v < -16.0, 0.0, neg))
     tl.store(out + (r, c), y.to(DT))
 
