@@ -69,9 +69,11 @@ def function(family: str, mr: int, nv: int, K: int, lda: int, ldb: int, ldc: int
 
 
 def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, out: str,
-             M: int, K: int, N: int) -> int:
+             M: int, K: int, N: int, b_src: tuple[str, str] | None = None) -> int:
     """Calls covering out[0:M, 0:Nv] (Nv = N // lanes * lanes); a, b, acc, out are C pointer
-    names of dense row-major tiles (M, K), (K, N), (M, N), (M, N)."""
+    names of dense row-major tiles (M, K), (K, N), (M, N), (M, N). ``b_src`` = (pointer, row
+    stride) C names: when the pointer is non-null at run time B is packed from there (the
+    tensor itself) instead of from ``b`` (then unwritten); only used when B is packed."""
     L = LANES[family]
     nvec = N // L
     Nv = nvec * L
@@ -97,19 +99,31 @@ def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, 
         e.line(f"float* const {pk} = (float*)(ws + {off});")
     q, kk = e.fresh("q"), e.fresh("k")
     panels = [(Nm, W, nv)] + ([(ev * L, ev * L, ev)] if ev else [])
-    base = 0
-    for width_total, width, vecs in (panels if pack else []):
-        if width_total == 0:
-            continue
-        start = 0 if base == 0 else Nm
-        e.open(f"for (int64_t {q} = {start}; {q} < {start + width_total}; {q} += {width})")
-        e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
-        for v in range(vecs):
-            e.line(f"tl_st_f({pk} + {q} * {K} + {kk} * {width} + {v * L}, "
-                   f"tl_ld_f({b} + {kk} * {N} + {q} + {v * L}, TL_L), TL_L);")
+
+    def pack_from(src: str, ld: str) -> None:
+        base = 0
+        for width_total, width, vecs in panels:
+            if width_total == 0:
+                continue
+            start = 0 if base == 0 else Nm
+            e.open(f"for (int64_t {q} = {start}; {q} < {start + width_total}; {q} += {width})")
+            e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
+            for v in range(vecs):
+                e.line(f"tl_st_f({pk} + {q} * {K} + {kk} * {width} + {v * L}, "
+                       f"tl_ld_f({src} + {kk} * {ld} + {q} + {v * L}, TL_L), TL_L);")
+            e.close()
+            e.close()
+            base += 1
+
+    if pack and b_src is not None and Nv == N:
+        e.open(f"if ({b_src[0]})")
+        pack_from(b_src[0], b_src[1])
+        e.close("} else {")
+        e.depth += 1
+        pack_from(b, str(N))
         e.close()
-        e.close()
-        base += 1
+    elif pack:
+        pack_from(b, str(N))
 
     def call(rows: int, vecs: int, i: str, j: str) -> None:
         c0 = f"{acc} + ({i}) * {N} + ({j})" if acc is not None else "(const float*)0"

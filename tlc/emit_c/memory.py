@@ -114,6 +114,41 @@ def _ctype(dt: DType) -> str:
     return STORAGE_C[dt]
 
 
+def dot_b_loads(e: KernelEmitter) -> set[int]:
+    """ids of the loads that are the B operand (directly or through one alias ``reshape``) of a
+    microkernel ``dot`` that packs B (M > mr, N a multiple of the lanes), have no other use,
+    no mask, float32 data and size-1 leading axes: when such a load is in bounds with unit
+    inner stride it copies nothing, and the dot packs B straight from the tensor."""
+    found = e.__dict__.get("_dot_b_loads")
+    if found is not None:
+        return found
+    from tlc.emit_asm import gemm
+    found = set()
+    for op in ir.walk(e.k.body):
+        uk = op.attr("ukernel", None) if op.opcode == "dot" else None
+        if uk is None or uk[0] not in gemm.LANES:
+            continue
+        (M, _), N = op.operands[0].type.shape, op.operands[1].type.shape[1]
+        if M <= uk[1] or N % gemm.LANES[uk[0]]:
+            continue
+        ld = op.operands[1]
+        if ld.opcode == "reshape":
+            rs, ld = ld, ld.operands[0]
+            if e.uses.get(id(rs), 0) != 1 or ld.opcode != "load":
+                continue
+            rb, lb = rs.attr("buf", None), ld.attr("buf", None)
+            if rb is not None and (lb is None or rb[0] != lb[0]):
+                continue
+        shape = tuple(ld.attr("shape", ())) if ld.opcode == "load" else ()
+        if (ld.opcode == "load" and e.uses.get(id(ld), 0) == 1 and not ld.attr("has_mask", False)
+                and ld.operands[0].type.dtype is DType.float32 and len(shape) >= 2
+                and all(s == 1 for s in shape[:-2])):
+            found.add(id(ld))
+    e.__dict__["_dot_b_loads"] = found
+    e.__dict__.setdefault("dot_b_src", {})
+    return found
+
+
 def emit_load(e: KernelEmitter, op: ir.Op) -> None:
     t: TensorRef = e.val(op.operands[0])
     shape = tuple(op.attr("shape"))
@@ -123,7 +158,16 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
     out = e.result_tile(op)
     checked = _checked(op, len(shape))
     fast = "0" if mask is not None else _in_bounds(t, shape, checked)
-    e.open(f"if ({fast})")
+    if id(op) in dot_b_loads(e):   # a dot's B: in bounds with unit inner stride -> no copy
+        src, ld = f"{out.name}_src", f"{out.name}_ld"
+        e.line(f"const float* {src} = 0; int64_t {ld} = 0;")
+        e.open(f"if (({fast}) && {t.stride[-1]} == 1)")
+        e.line(f"{src} = {t.data} + {_addr(t, ['0'] * len(shape))}; {ld} = {t.stride[-2]};")
+        e.close(f"}} else if ({fast}) {{")
+        e.depth += 1
+        e.__dict__["dot_b_src"][id(op)] = (src, ld)
+    else:
+        e.open(f"if ({fast})")
     if mask is None:
         _fast_rows(e, t, shape, out, load=True)
     e.close("} else {")

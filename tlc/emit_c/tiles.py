@@ -367,8 +367,10 @@ def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
     if uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
         from tlc.emit_asm import gemm
         family, mr, nv = uk
+        bl = op.operands[1]
+        bl = bl.operands[0] if bl.opcode == "reshape" else bl
         Nv = gemm.emit_dot(e, family, mr, nv, a.name, b.name, acc.name if acc is not None else None,
-                           out.name, M, K, N)
+                           out.name, M, K, N, b_src=e.__dict__.get("dot_b_src", {}).get(id(bl)))
         M4, N2 = M, Nv     # the generic loops below cover columns [Nv, N) only
     elif M4 and N2:
         i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
