@@ -168,16 +168,9 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
         e.__dict__["dot_b_src"][id(op)] = (src, ld)
     else:
         e.open(f"if ({fast})")
-    if mask is None:
-        _fast_rows(e, t, shape, out, load=True)
-    e.close("} else {")
-    e.depth += 1
-    idx, lin = _loops(e, shape)
-    e.line(f"{out.name}[{lin}] = ({_lane_valid(t, idx, checked, mask, lin)}) ? "
-           f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});")
-    for _ in idx:
-        e.close()
-    e.close()
+    _fast_then_edges(e, t, shape, out, checked, mask, load=True, stmt=lambda idx, lin, valid: (
+        f"{out.name}[{lin}] = ({valid}) ? "
+        f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});"))
 
 
 def emit_store(e: KernelEmitter, op: ir.Op) -> None:
@@ -192,13 +185,20 @@ def emit_store(e: KernelEmitter, op: ir.Op) -> None:
     checked = _checked(op, len(shape))
     fast = "0" if mask is not None else _in_bounds(t, shape, checked)
     e.open(f"if ({fast})")
+    _fast_then_edges(e, t, shape, val, checked, mask, load=False, stmt=lambda idx, lin, valid: (
+        f"if ({valid}) {t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};"))
+
+
+def _fast_then_edges(e: KernelEmitter, t: TensorRef, shape, buf, checked, mask, load: bool, stmt) -> None:
+    """Finishes an ``if (<tile in bounds>) {`` opened by the caller: the unmasked row copy, then
+    ``} else {`` the per-element path over ``shape``, whose statement ``stmt(idx, lin, valid)``
+    returns (``valid`` is the lane's bounds-and-mask condition); closes every block it opened."""
     if mask is None:
-        _fast_rows(e, t, shape, val, load=False)
+        _fast_rows(e, t, shape, buf, load=load)
     e.close("} else {")
     e.depth += 1
     idx, lin = _loops(e, shape)
-    e.line(f"if ({_lane_valid(t, idx, checked, mask, lin)}) "
-           f"{t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};")
+    e.line(stmt(idx, lin, _lane_valid(t, idx, checked, mask, lin)))
     for _ in idx:
         e.close()
     e.close()
