@@ -37,7 +37,7 @@ class tensor:
         self.dtype, self.rank = dtype, rank
 
 
-from tl._kernel import KernelFunction, kernel  # noqa: E402
+from tl._kernel import DeviceFunction, KernelFunction, func, kernel  # noqa: E402
 
 
 def load(path, *args, **kwargs):

@@ -33,3 +33,25 @@ def kernel(fn=None, *, grid=None, specializations=None):
     if fn is None:
         return lambda f: KernelFunction(f, grid=grid, specializations=specializations)
     return KernelFunction(fn, grid=grid, specializations=specializations)
+
+
+class DeviceFunction:
+    """A ``@tl.func`` helper: kernels of the same file call it and the compiler inlines each call
+    (see :mod:`tlc.parse.funcs`). Python never runs its body."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"@tl.func {self.name!r} runs only inside TL kernels (the compiler inlines it); "
+                        f"it cannot be called from Python")
+
+
+def func(fn):
+    """Marks a TL device function: a helper that ``@tl.kernel`` bodies (and other ``@tl.func``s) of
+    the same file call like a Python function. Each call is inlined at compile time, so it costs
+    nothing at run time. It may take tiles, scalars, tensor views and compile-time values
+    (``tl.constexpr`` parameters must get them), and returns once, at its end."""
+    return DeviceFunction(fn)

@@ -6,12 +6,14 @@ import linecache
 
 class TLCompileError(Exception):
     """A located error in TL source: prints ``file:line:col: error: message``, the source line
-    and a caret under the column. ``loc`` is a :class:`tlc.lower.ir.Loc` or None."""
+    and a caret under the column, then ``notes`` (e.g. the call sites of an inlined ``@tl.func``).
+    ``loc`` is a :class:`tlc.lower.ir.Loc` or None."""
 
-    def __init__(self, message: str, loc=None, source_line: str | None = None):
+    def __init__(self, message: str, loc=None, source_line: str | None = None, notes=()):
         self.message = message
         self.loc = loc
         self.source_line = source_line
+        self.notes = tuple(notes)
         super().__init__(self.render())
 
     def render(self) -> str:
@@ -23,6 +25,8 @@ class TLCompileError(Exception):
             line = linecache.getline(self.loc.file, self.loc.line) or None
         if line is not None:
             text += "\n    " + line.rstrip("\n") + "\n    " + " " * (self.loc.col - 1) + "^"
+        for note in self.notes:
+            text += "\n" + note
         return text
 
 

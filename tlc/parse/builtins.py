@@ -14,7 +14,7 @@ from tlc.lower.dtypes import promote
 from tlc.parse.values import Builtin, PyBuiltin, ShapeProxy
 from tlc.parse.semantics import STRINGS_UNSUPPORTED, bound_name, describe, runtime_in
 
-SPECIAL = ("static_range", "constexpr", "tensor", "kernel")
+SPECIAL = ("static_range", "constexpr", "tensor", "kernel", "func")
 _SIG_CACHE: dict = {}
 
 

@@ -6,7 +6,8 @@ compile-time values; runtime scalars, tiles and tensors are IR ops built through
 innermost AST node being visited; unexpected exceptions become "internal compiler error"
 at that node. Statement forms: assignment (incl. tuple unpacking and ``+=``), expression
 statements, ``for`` over ``range``/``tl.static_range``, ``if``, ``pass``, a bare trailing
-``return``, and ``assert`` on compile-time conditions.
+``return``, ``assert`` on compile-time conditions, and calls of ``@tl.func`` device functions
+(inlined by :mod:`tlc.parse.funcs`).
 """
 from __future__ import annotations
 
@@ -19,8 +20,8 @@ from tlc.lower.dtypes import BY_NAME, DType
 from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.parse import builtins as B
 from tlc.parse.semantics import Builder, describe
-from tlc.parse.values import (PY_BUILTINS, BoundMethod, Builtin, PyBuiltin, ShapeProxy,
-                              TLModule, Undefined)
+from tlc.parse.values import (PY_BUILTINS, BoundMethod, Builtin, DeviceFunc, PlainFunc, PyBuiltin,
+                              ShapeProxy, TLModule, Undefined)
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and",
@@ -201,7 +202,8 @@ class FunctionVisitor(ast.NodeVisitor):
         f = node.func
         if isinstance(f, ast.Name) and f.id not in self.env and f.id not in self.ctx.globals \
                 and f.id not in PY_BUILTINS:
-            raise self.error(node, f"unknown function `{f.id}`: kernels can call tl.* builtins only")
+            raise self.error(node, f"unknown function `{f.id}`: kernels can call tl.* builtins and "
+                                   f"@tl.func functions of the same file only")
         fn = self.visit(f)
         args = []
         for a in node.args:
@@ -225,6 +227,12 @@ class FunctionVisitor(ast.NodeVisitor):
             return B.call(self, f".{fn.name}()", B.METHODS[fn.name], [fn.obj] + args, kwargs)
         if isinstance(fn, PyBuiltin):
             return B.py_builtin(self, fn.name, args, kwargs)
+        if isinstance(fn, DeviceFunc):
+            from tlc.parse.funcs import inline_call
+            return inline_call(self, fn, args, kwargs, node)
+        if isinstance(fn, PlainFunc):
+            raise self.error(node, f"`{fn.name}` is a plain Python function: mark it @tl.func to call "
+                                   f"it from a kernel (device functions are inlined)")
         fname = ast.unparse(node.func)
         raise self.error(node, f"unknown function `{fname}`: kernels can call tl.* builtins only")
 

@@ -15,7 +15,7 @@ from tlc.lower.dtypes import DType
 from tlc.lower.ir import NONE, Op, ScalarType, TensorType
 from tlc.parse.frontend import ConstBuilder, FileContext, FunctionVisitor
 from tlc.parse.semantics import Builder, describe
-from tlc.parse.values import Builtin, PyBuiltin, TensorAnnot, TLModule
+from tlc.parse.values import Builtin, DeviceFunc, PlainFunc, PyBuiltin, TensorAnnot, TLModule
 
 
 def _const_eval(ctx: FileContext, node, env=None):
@@ -41,6 +41,8 @@ def scan_module(ctx: FileContext, tree: ast.Module) -> list[tuple[ast.FunctionDe
             except TLCompileError:
                 pass  # not a compile-time constant: invisible to kernels
         elif isinstance(stmt, ast.FunctionDef):
+            if stmt.name not in ctx.globals:
+                ctx.globals[stmt.name] = PlainFunc(stmt.name)
             for dec in stmt.decorator_list:
                 target = dec.func if isinstance(dec, ast.Call) else dec
                 try:
@@ -49,6 +51,10 @@ def scan_module(ctx: FileContext, tree: ast.Module) -> list[tuple[ast.FunctionDe
                     continue
                 if v == Builtin("kernel"):
                     kernels.append((stmt, dec))
+                elif v == Builtin("func"):
+                    if isinstance(dec, ast.Call):
+                        raise ctx.error(dec, "@tl.func takes no arguments")
+                    ctx.globals[stmt.name] = DeviceFunc(stmt.name, stmt)
     return kernels
 
 
@@ -123,7 +129,8 @@ def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: di
                             f"parameters of `{fn.name}`")
     params, body_args, env = [], [], dict(consts)
     inferred_at: dict[str, ast.AST] = {}
-    ranks = infer_ranks(fn, [a.arg for a in args], inferred_at)
+    funcs = {k: v.node for k, v in ctx.globals.items() if isinstance(v, DeviceFunc)}
+    ranks = infer_ranks(fn, [a.arg for a in args], inferred_at, funcs=funcs)
     inferred: dict[str, str] = {}     # tensor name -> how its rank was inferred (for rank errors)
     for a in args:
         ann = annots[a.arg]
@@ -187,12 +194,15 @@ def _tensor_annot(ctx, call: ast.Call, consts) -> tuple[DType, int | None]:
     return dtype, rank
 
 
-def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None) -> dict[str, int]:
+def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None,
+                funcs: dict | None = None, _active: frozenset = frozenset()) -> dict[str, int]:
     """Ranks of unannotated tensors from their first use in source order: ``t + (i, j)``,
     ``tl.load(t, shape)`` with a literal shape, ``tl.store(t, value)`` whose value is a tile of
-    known rank (``a = tl.load(x, (4, 16)); tl.store(out, a)``: rank 2), else ``t.shape[k]``.
+    known rank (``a = tl.load(x, (4, 16)); tl.store(out, a)``: rank 2), a call of a ``@tl.func``
+    (``funcs``: name -> FunctionDef) whose parameter shows the rank, else ``t.shape[k]``.
     ``where`` (optional) receives name -> the AST node the rank was inferred from."""
     names = set(names)
+    funcs = funcs or {}
     nodes = sorted((n for n in ast.walk(fn) if hasattr(n, "lineno")),
                    key=lambda n: (n.lineno, n.col_offset))
     ranks: dict[str, int] = {}
@@ -228,6 +238,18 @@ def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None) -> dict[s
             r = _tile_rank(n.args[1], tiles)
             if r is not None:
                 found(n.args[0].id, r, n)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in funcs \
+                and n.func.id not in _active:
+            callee = funcs[n.func.id]
+            pnames = [a.arg for a in callee.args.args + callee.args.kwonlyargs]
+            pairs = list(zip(n.args, pnames)) + [(k.value, k.arg) for k in n.keywords if k.arg]
+            passed = {p: a.id for a, p in pairs
+                      if isinstance(a, ast.Name) and a.id in names and a.id not in ranks}
+            if passed:
+                inner = infer_ranks(callee, passed, funcs=funcs, _active=_active | {n.func.id})
+                for p, name in passed.items():
+                    if p in inner and name not in ranks:
+                        found(name, inner[p], n)
         elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) \
                 and n.value.attr == "shape" and isinstance(n.value.value, ast.Name) \
                 and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int):

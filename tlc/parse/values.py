@@ -56,4 +56,19 @@ class TensorAnnot:
     rank: Any = None
 
 
+@dataclass(frozen=True)
+class DeviceFunc:
+    """A module-level ``@tl.func`` (its ``ast.FunctionDef``), inlined at each call."""
+
+    name: str
+    node: Any
+
+
+@dataclass(frozen=True)
+class PlainFunc:
+    """A module-level function without ``@tl.func``: calling it from a kernel is an error."""
+
+    name: str
+
+
 PY_BUILTINS = ("range", "float", "int", "bool", "min", "max", "abs", "len", "dict")
