@@ -1,4 +1,4 @@
-"""Data movement kernels: strided copy, arange, triangular masks, element gather/scatter.
+"""Data movement kernels: strided copy, arange, triangular masks, gathers, element scatter.
 
 copy6        out = x for rank-6 tensors of one shape, any strides on both sides (stride 0 in x
              broadcasts, negative strides reverse). ``tl.ops`` pads lower ranks with leading
@@ -6,8 +6,10 @@ copy6        out = x for rank-6 tensors of one shape, any strides on both sides 
              int8), so copies are bit-exact. Grid (d0*d1*d2*d3, cdiv(d4, 4), cdiv(d5, 128)).
 arange       out[i] = start + i * delta (float32 math; int64 instance in int64 math), rank 1.
 tri          rank-2 (R, C): keeps x[i, j] where j - i >= k (UPPER) or j - i <= k (lower), else 0.
-take_cols    out[r, m] = x[r, idx[r, m]] (idx int64 in [0, K), checked by ``tl.ops``), by
-             a select over k (cost O(K) per element: fine for gather_elements-sized axes).
+take_cols    out[r, m] = x[r, idx[r, m]] (idx int64 in [0, K), checked by ``tl.ops``; an index
+             outside reads 0): a scalar load of the index, then of the element (O(1) each).
+take_rows    out[p, j, q] = x[p, idx[j], q]: Gather/index_select/embedding, one row copy per
+             (p, j) program.
 scatter_cols out[r, k] = data[r, k], then for m in order: where idx[r, m] == k, out[r, k] =
              upd[r, m] (REDUCE none: last write wins) or out[r, k] (+ * max min) upd[r, m].
 Bit dtypes: int8 float16 bfloat16 int32 int64. Instances: ``<kernel>__DT_<dt>[...]``.
@@ -79,15 +81,29 @@ def tri(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), k: tl.int64, OP: tl.constexp
            specializations=BSPECS)
 def take_cols(x: tl.tensor(DT, 2), idx: tl.tensor(tl.int64, 2), out: tl.tensor(DT, 2),
               DT: tl.constexpr = tl.int32, BR: tl.constexpr = 4, BN: tl.constexpr = 128):
-    """out[r, m] = x[r, idx[r, m]]."""
-    r = tl.program_id(0) * BR
+    """out[r, m] = x[r, idx[r, m]]: one scalar index load and one element copy per output."""
+    r0 = tl.program_id(0) * BR
     c = tl.program_id(1) * BN
-    it = tl.load(idx + (r, c), (BR, BN))
-    acc = tl.zeros((BR, BN), DT)
-    for k in range(0, x.shape[1]):
-        xk = tl.load(x + (r, k), (BR, 1))
-        acc = tl.where(it == k, xk, acc)
-    tl.store(out + (r, c), acc)
+    hi = c + BN
+    if hi > out.shape[1]:
+        hi = out.shape[1]
+    for rr in tl.static_range(BR):
+        r = r0 + rr
+        if r < out.shape[0]:
+            for m in range(c, hi):
+                tl.store(out + (r, m), tl.load(x + (r, tl.load(idx + (r, m)))))
+
+
+@tl.kernel(grid=lambda x, idx, out, BQ: (tl.cdiv(out.shape[2], BQ), out.shape[1], out.shape[0]),
+           specializations=BSPECS)
+def take_rows(x: tl.tensor(DT, 3), idx: tl.tensor(tl.int64, 1), out: tl.tensor(DT, 3),
+              DT: tl.constexpr = tl.int32, BQ: tl.constexpr = 256):
+    """out[p, j, q] = x[p, idx[j], q]: a scalar index load, then a row copy of BQ lanes."""
+    q = tl.program_id(0) * BQ
+    j = tl.program_id(1)
+    p = tl.program_id(2)
+    i = tl.load(idx + (j,))
+    tl.store(out + (p, j, q), tl.load(x + (p, i, q), (1, 1, BQ)))
 
 
 @tl.kernel(grid=lambda data, idx, upd, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 128)),

@@ -238,8 +238,11 @@ def _check_idx(idx, n, op):
 
 
 def gather(x, indices, axis: int = 0, out=None):
-    """np.take(x, indices, axis) (ONNX Gather): negative indices count from the end; one
-    strided slab copy per index."""
+    """np.take(x, indices, axis) (ONNX Gather). x: any dtype and strides, shape (..., A, ...);
+    indices: integer array of any shape, in [-A, A) (negative count from the end; IndexError
+    otherwise, before anything is written); result shape x.shape[:axis] + indices.shape +
+    x.shape[axis+1:]. Kernels: ``take_rows`` (one row copy per index) or, when nothing follows
+    ``axis``, ``take_cols`` (one element per index)."""
     x = np.asarray(x)
     ax = _norm_axis(axis, x.ndim, "gather")
     idx = _check_idx(indices, x.shape[ax], "gather")
@@ -247,12 +250,17 @@ def gather(x, indices, axis: int = 0, out=None):
     res = _out(out, shape, _NAMES[x.dtype], "gather")
     if res.size == 0:
         return res
-    flat = res.reshape(x.shape[:ax] + (idx.size,) + x.shape[ax + 1:])
-    pre = (builtins.slice(None),) * ax
-    for j, i in enumerate(idx.reshape(-1)):
-        copy_into(flat[pre + (builtins.slice(j, j + 1),)], x[pre + (builtins.slice(int(i), int(i) + 1),)])
-    if not np.shares_memory(flat, res):
-        np.copyto(res, flat.reshape(shape))
+    P, A, Q = int(np.prod(x.shape[:ax], dtype=np.int64)), x.shape[ax], int(np.prod(x.shape[ax + 1:], dtype=np.int64))
+    xb, k = _bits(x.reshape(P, A, Q))
+    flat = idx.reshape(-1)
+    tmp = res.reshape(P, flat.size, Q) if res.flags.c_contiguous else np.empty((P, flat.size, Q), res.dtype)
+    tb, _ = _bits(tmp)
+    if Q == 1:
+        _launch(f"take_cols__DT_{k}", xb[:, :, 0], np.broadcast_to(flat, (P, flat.size)), tb[:, :, 0])
+    else:
+        _launch(f"take_rows__DT_{k}", xb, flat, tb)
+    if not np.shares_memory(tmp, res):
+        np.copyto(res, tmp.reshape(shape))
     return res
 
 

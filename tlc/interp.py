@@ -282,6 +282,8 @@ class _Program:
                 return _reduce(xs[0], op.attr("op"), op.attr("axis"), op.attr("keepdims"), t.dtype)
             if oc == "reshape":
                 return np.reshape(xs[0], t.shape)
+            if oc == "item":
+                return xs[0].reshape(-1)[0]
             if oc == "trans":
                 return np.transpose(xs[0], op.attr("perm")).copy()
             if oc == "getitem":

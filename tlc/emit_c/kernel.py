@@ -223,6 +223,13 @@ class KernelEmitter:
             self.if_(op)
         elif oc == "buffer":
             pass
+        elif oc == "item":
+            src = self.tile(op.operands[0])
+            kind = lanes.KIND[op.type.dtype]
+            name = self.fresh()
+            v = f"({src.name}[0] != 0)" if kind == "m" else f"{src.name}[0]"
+            self.line(f"const {lanes.SCALAR_C[kind]} {name} = {v};")
+            self.names[id(op)] = name
         elif isinstance(op.type, ir.ScalarType):
             self.scalar_op(op)
         else:

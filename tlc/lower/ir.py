@@ -128,6 +128,7 @@ OPCODES: dict[str, str] = {
     "reduce": "operands (x,); attrs op (REDUCTIONS), axis, keepdims; argmax/argmin give int32",
     "reshape": "operands (x,); attrs shape (same numel, row-major)",
     "trans": "operands (x,); attrs perm",
+    "item": "operands (x,), a tile of one element; its value as a scalar of the same dtype",
     # structured control flow
     "for": ("operands (lo, hi, step, *inits); regions (body,) whose args are (iv, *carried) and "
             "which ends in yield; type TupleType of the carried types"),

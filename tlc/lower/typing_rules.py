@@ -313,6 +313,14 @@ def _getitem(opcode, types, attrs):
     return t.types[i]
 
 
+def _item(opcode, types, attrs):
+    _check_count(opcode, types, 1)
+    t = types[0]
+    if not isinstance(t, TileType) or t.numel != 1:
+        raise ValueError(f"item needs a tile of one element, got {t}")
+    return ScalarType(t.dtype)
+
+
 RULES: dict[str, Callable[..., Any]] = {
     **{k: _unary for k in ELEMENTWISE_UNARY},
     **{k: _binary for k in ELEMENTWISE_BINARY},
@@ -320,7 +328,7 @@ RULES: dict[str, Callable[..., Any]] = {
     "arange": _arange, "full": _full, "const": _const,
     "program_id": _index, "num_programs": _index, "dim": _dim,
     "view": _view, "load": _load, "store": _store,
-    "dot": _dot, "reduce": _reduce, "reshape": _reshape, "trans": _trans,
+    "dot": _dot, "reduce": _reduce, "reshape": _reshape, "trans": _trans, "item": _item,
     "for": _for, "if": _if, "yield": _yield, "getitem": _getitem,
 }
 

@@ -144,9 +144,14 @@ def _mask(fv, mask, shape, what):
 
 
 def load(fv, pointer, shape=None, mask=None, other=None):
+    """``tl.load(view, shape, mask=, other=)``: a tile; ``tl.load(view)``: the one element at the
+    view's origin as a scalar (``other``, default 0, when it lies outside the tensor)."""
     view = _as_view(pointer, "tl.load")
     if shape is None:
-        raise ValueError("tl.load needs a tile shape: tl.load(view, (rows, cols))")
+        if mask is not None:
+            raise ValueError("tl.load: a scalar load (no shape) takes no mask")
+        t = load(fv, view, (1,) * view.type.rank, other=other)
+        return fv.b.emit("item", (t,))
     shape = _as_shape(shape, "tl.load", fv)
     rank = view.type.rank
     if len(shape) != rank:
@@ -303,6 +308,16 @@ def zeros_like(fv, input):
     return full(fv, x.type.shape, 0, x.type.dtype)
 
 
+def item(fv, input):
+    """``tile.item()``: the value of a one-element tile as a scalar (e.g. a full ``tl.sum``)."""
+    x = _tile_or_scalar(fv, input, ".item()")
+    if isinstance(x, Op) and isinstance(x.type, ScalarType):
+        return x
+    if not isinstance(x, Op) or x.type.numel != 1:
+        raise ValueError(f".item() needs a tile of one element, got {describe(x)}")
+    return fv.b.emit("item", (x,))
+
+
 def reshape(fv, input, *shape):
     x = _tile_or_scalar(fv, input, "reshape")
     if len(shape) == 1 and isinstance(shape[0], tuple):
@@ -400,6 +415,6 @@ BUILTINS = {
     **{k: _binary(k) for k in ("maximum", "minimum", "truncdiv", "fmod")},
     **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")},
 }
-METHODS = {"to": to, "reshape": reshape, "trans": trans,
+METHODS = {"to": to, "reshape": reshape, "trans": trans, "item": item,
            **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")}}
 _ = (Builtin, PyBuiltin)
