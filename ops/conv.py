@@ -10,6 +10,17 @@ Each program computes a tile of BH x BW output pixels (M = BH * BW rows) by BN o
 channels, looping K over (kh, KW*C in BK blocks) with ``tl.dot`` (the assembly microkernel
 where the target has one); tails read zeros and out-of-range stores are dropped. Grid
 (cdiv(OH, BH), cdiv(OW, BW), N * cdiv(Cout, BN)). Instances ``conv2d_nhwc__BH_<h>__BK_<k>__BN_64__BW_<w>``.
+
+``conv2d_nchw``: NCHW implicit GEMM with the weights as A in their own (Co, C/g * KH * KW)
+layout (no reorder) and output pixels as the wide N side of ``tl.dot``, the formulation of
+cuDNN's implicit GEMM (Chetlur et al. 2014, "cuDNN: efficient primitives for deep learning")
+on a CPU register-blocked microkernel (Georganas et al. 2018, "Anatomy of high-performance
+deep learning convolutions on SIMD architectures"). ``x``: (N*G, C/G, KH, KW, PH, OH, OW)
+float32 window view, ``w``: (G, Co/G, C/G * KH * KW * PH), ``out``: (N*G, Co/G, OH, OW).
+The wrapper (tl/_ops_nn.py) builds views whose innermost axis is unit stride: stride 1 uses
+a flattened padded image (OH = 1, OW = OH' * Wp, extra columns dropped), stride 2 splits the
+columns into PH = 2 phases (tap kw = 2 * kw2 + p). Grid (cdiv(OW, BW), cdiv(OH, BH),
+N * G * cdiv(Co/G, BM)); K steps of BC input channels.
 """
 import tl
 
@@ -35,3 +46,36 @@ def conv2d_nhwc(x: tl.tensor(tl.float32, 5), w: tl.tensor(tl.float32, 3), out: t
             b = tl.reshape(tl.load(w + (kh, k, co), (1, BK, BN)), (BK, BN))
             acc = tl.dot(a, b, acc)
     tl.store(out + (n, co, oh, ow), tl.reshape(tl.trans(acc), (1, BN, BH, BW)))
+
+
+@tl.kernel(grid=lambda x, w, out, BM, BH, BW: (tl.cdiv(out.shape[3], BW), tl.cdiv(out.shape[2], BH),
+                                                out.shape[0] * tl.cdiv(out.shape[1], BM)),
+           specializations=[dict(KH=3, KW=3, PH=1, BC=16, BM=64, BH=1, BW=96),
+                            dict(KH=3, KW=3, PH=1, BC=16, BM=64, BH=1, BW=192),
+                            dict(KH=3, KW=3, PH=1, BC=16, BM=64, BH=1, BW=224),
+                            dict(KH=1, KW=1, PH=1, BC=128, BM=64, BH=1, BW=96),
+                            dict(KH=1, KW=1, PH=1, BC=128, BM=64, BH=1, BW=192),
+                            dict(KH=1, KW=1, PH=1, BC=128, BM=64, BH=1, BW=224),
+                            dict(KH=1, KW=1, PH=1, BC=64, BM=64, BH=1, BW=192),
+                            dict(KH=1, KW=1, PH=1, BC=64, BM=64, BH=1, BW=224),
+                            dict(KH=7, KW=4, PH=2, BC=3, BM=64, BH=1, BW=112),
+                            dict(KH=7, KW=4, PH=2, BC=3, BM=64, BH=2, BW=112)])
+def conv2d_nchw(x: tl.tensor(tl.float32, 7), w: tl.tensor(tl.float32, 3), out: tl.tensor(tl.float32, 4),
+                KH: tl.constexpr = 3, KW: tl.constexpr = 3, PH: tl.constexpr = 1, BC: tl.constexpr = 16,
+                BM: tl.constexpr = 64, BH: tl.constexpr = 1, BW: tl.constexpr = 96):
+    """out[z, co, oh, ow] = sum_{c, kh, kw, p} w[z % G, co, ((c * KH + kh) * KW + kw) * PH + p]
+    * x[z, c, kh, kw, p, oh, ow]."""
+    ow = tl.program_id(0) * BW
+    oh = tl.program_id(1) * BH
+    z = tl.program_id(2)
+    ncb = tl.cdiv(out.shape[1], BM)
+    zg = z // ncb
+    co = (z % ncb) * BM
+    g = zg % w.shape[0]
+    acc = tl.zeros((BM, BH * BW), tl.float32)
+    for c in range(0, x.shape[1], BC):
+        a = tl.reshape(tl.load(w + (g, co, c * (KH * KW * PH)), (1, BM, BC * KH * KW * PH)), (BM, BC * KH * KW * PH))
+        b = tl.reshape(tl.load(x + (zg, c, 0, 0, 0, oh, ow), (1, BC, KH, KW, PH, BH, BW)),
+                       (BC * KH * KW * PH, BH * BW))
+        acc = tl.dot(a, b, acc)
+    tl.store(out + (zg, co, oh, ow), tl.reshape(acc, (1, BM, BH, BW)))

@@ -1,5 +1,5 @@
 """Neural-network tl.ops composed from the library's kernels: linear/gemm/bmm/baddbmm,
-conv2d (im2col through copy6 + matmul), conv_transpose2d (zero insertion + conv2d),
+conv2d (implicit GEMM kernels of ops/conv.py; im2col + matmul for dilation/depthwise), conv_transpose2d (zero insertion + conv2d),
 max/avg/adaptive/global pooling (window views + row reductions), batch_norm, fused
 add + norm, swiglu, scaled_dot_product_attention, cross_entropy, dropout, rotary embedding.
 
@@ -111,6 +111,85 @@ def _conv2d_nhwc(x, w, sh, sw, pads, oh, ow):
     return y
 
 
+_AS = np.lib.stride_tricks.as_strided
+
+
+def _nchw_launch(xv, w3, y4, kh, kw, ph, bc, bh, bw):
+    _launch(f"conv2d_nchw__BC_{bc}__BH_{bh}__BM_64__BW_{bw}__KH_{kh}__KW_{kw}__PH_{ph}", xv, w3, y4)
+
+
+def _conv2d_flat(x, w, pads, g):
+    """float32 stride-1 1x1 / 3x3 conv, NCHW in and out, weights in their own layout (no
+    reorder): conv2d_nchw (ops/conv.py) over the flattened padded image. Output pixel
+    q = oh * Wp + ow reads xp_flat[c, q + kh * Wp + kw], so each GEMM B row is one unit-stride
+    run; columns ow >= OW are computed and dropped. x (N, C, H, W) float32 contiguous."""
+    n, c, h, wd = x.shape
+    co, cg, kh, kw = w.shape
+    pt, pl, pb, pr = pads
+    hp, wp = h + pt + pb, wd + pl + pr
+    oh, ow = hp - kh + 1, wp - kw + 1
+    q = oh * wp
+    bws = (192, 224) if kh == 1 else (96, 192, 224)
+    bw = builtins.min(bws, key=lambda b: (-(-q // b) * b, -b))
+    bc = 16 if kh == 3 else (128 if cg % 128 == 0 else 64)
+    w3 = w.reshape(g, co // g, cg * kh * kw)
+    e = 4
+    if kh == 1 and pads == (0, 0, 0, 0):     # 1x1: the input itself is the B matrix
+        y = np.empty((n, co, oh, ow), np.float32)
+        xv = _AS(x, (n * g, cg, 1, 1, 1, 1, q), (cg * q * e, q * e, 0, 0, 0, 0, e), writeable=False)
+        _nchw_launch(xv, w3, y.reshape(n * g, co // g, 1, q), kh, kw, 1, bc, 1, bw)
+        return y
+    qt = -(-q // bw) * bw
+    ln = builtins.max(hp * wp, qt + (kh - 1) * wp + kw - 1)
+    buf = np.zeros((n, c, ln), np.float32)
+    buf[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, pt:pt + h, pl:pl + wd] = x
+    xv = _AS(buf, (n * g, cg, kh, kw, 1, 1, qt), (cg * ln * e, ln * e, wp * e, e, 0, 0, e), writeable=False)
+    yf = np.empty((n, co, 1, qt), np.float32)
+    _nchw_launch(xv, w3, yf.reshape(n * g, co // g, 1, qt), kh, kw, 1, bc, 1, bw)
+    return np.ascontiguousarray(yf[:, :, 0, :q].reshape(n, co, oh, wp)[..., :ow])
+
+
+def _conv2d_phase(x, w, pads, oh, ow):
+    """float32 stride-2 7x7 conv (the ResNet/VGG stem, C = 3): the padded input is split into
+    even/odd column phases so tap kw = 2 * kw2 + p of output column ow reads phase p at column
+    ow + kw2 (unit stride); KW is zero-padded to 8. conv2d_nchw with (BH, BW) = (2, 112)."""
+    n, c, h, wd = x.shape
+    co, _, kh, kw = w.shape
+    pt, pl, pb, pr = pads
+    kw2 = (kw + 1) // 2
+    hp = builtins.max(h + pt + pb, 2 * (oh - 1) + kh)
+    wq = ow + kw2 - 1
+    xp = np.zeros((n, c, hp, 2 * wq), np.float32)
+    ww = builtins.min(wd, 2 * wq - pl)
+    xp[:, :, pt:pt + h, pl:pl + ww] = x[..., :ww]
+    buf = np.ascontiguousarray(xp.reshape(n, c, hp, wq, 2).transpose(0, 1, 2, 4, 3))
+    S = buf.strides
+    xv = _AS(buf, (n, c, kh, kw2, 2, oh, ow), (S[0], S[1], S[2], 4, S[3], 2 * S[2], 4), writeable=False)
+    wpad = np.zeros((1, co, c, kh, 2 * kw2), np.float32)
+    wpad[0, :, :, :, :kw] = w
+    y = np.empty((n, co, oh, ow), np.float32)
+    _nchw_launch(xv, wpad.reshape(1, co, -1), y, kh, kw2, 2, 3, 2, 112)
+    return y
+
+
+def _conv2d_fast(x, w, s, d, pads, g, oh, ow):
+    """float32 result of a conv2d_nchw / conv2d_nhwc path, or None (no fast path for the case).
+    Stride-1 1x1/3x3 (any groups with >= 16 output channels per group) and the 7x7/2 stem
+    with C = 3 take conv2d_nchw; 1x1/2 subsamples first; other groups-1 dilation-1 convs
+    take conv2d_nhwc (ops/conv.py)."""
+    co, cg, kh, kw = w.shape
+    if d == (1, 1) and (kh, kw) in ((1, 1), (3, 3)) and s == (1, 1) and (g == 1 or co // g >= 16):
+        return _conv2d_flat(np.ascontiguousarray(x, np.float32), np.ascontiguousarray(w, np.float32), pads, g)
+    if g != 1 or d != (1, 1):
+        return None
+    if (kh, kw) == (1, 1) and pads == (0, 0, 0, 0):
+        xs = np.ascontiguousarray(x[:, :, ::s[0], ::s[1]][:, :, :oh, :ow], np.float32)
+        return _conv2d_flat(xs, np.ascontiguousarray(w, np.float32), pads, 1)
+    if (kh, kw) == (7, 7) and s == (2, 2) and x.shape[1] == 3 and ow >= 112:
+        return _conv2d_phase(x, w, pads, oh, ow)
+    return _conv2d_nhwc(x, w, s[0], s[1], pads, oh, ow)
+
+
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
     (Co, C / groups, KH, KW); padding an int, a pair or (top, left, bottom, right)."""
@@ -128,11 +207,13 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
     if oh <= 0 or ow <= 0:
         return np.zeros((n, co, builtins.max(oh, 0), builtins.max(ow, 0)), x.dtype)
-    if dt == "float32" and g == 1 and (dh, dw) == (1, 1) and builtins.min(pt, pl, pb, pr) >= 0 and n * c > 0:
-        y = _conv2d_nhwc(x, w, sh, sw, (pt, pl, pb, pr), oh, ow)
-        if bias is not None:
-            y = _o.add(y, np.asarray(bias, y.dtype).reshape(co, 1, 1))
-        return y
+    if dt in ("float32", "float16", "bfloat16") and builtins.min(pt, pl, pb, pr) >= 0 and n * c * co > 0:
+        xf, wf = (x, w) if dt == "float32" else (_o.cast(x, np.float32), _o.cast(w, np.float32))
+        y = _conv2d_fast(xf, wf, (sh, sw), (dh, dw), (pt, pl, pb, pr), g, oh, ow)
+        if y is not None:
+            if bias is not None:
+                y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+            return y if dt == "float32" else _o.cast(y, x.dtype)
     if (pt, pl, pb, pr) != (0, 0, 0, 0):
         x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
     kk = cg * kh * kw
