@@ -153,9 +153,9 @@ OPS_LIST = [
     OpInfo("var", "reduction", "", "aten::var", F, ("row_var",), np.var),
     OpInfo("var_mean", "reduction", "", "aten::var_mean", F, ("row_var",)),
     OpInfo("cumsum", "reduction", "CumSum", "aten::cumsum", F + I, ("row_cumsum",), np.cumsum),
-    OpInfo("sort", "reduction", "", "aten::sort(stable=True)", F + I, ("sort_rank", "scatter_cols", "take_cols")),
-    OpInfo("argsort", "reduction", "", "aten::argsort(stable=True)", F + I, ("sort_rank", "scatter_cols")),
-    OpInfo("topk", "reduction", "TopK", "aten::topk", F + I, ("sort_rank", "scatter_cols", "take_cols")),
+    OpInfo("sort", "reduction", "", "aten::sort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols")),
+    OpInfo("argsort", "reduction", "", "aten::argsort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols")),
+    OpInfo("topk", "reduction", "TopK", "aten::topk", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols")),
     # data movement and indexing
     OpInfo("contiguous", "data movement", "Identity", "aten::contiguous", F + I + ("int8", "bool"), ("copy6",)),
     OpInfo("transpose", "data movement", "Transpose", "aten::t", F, ("transpose",)),

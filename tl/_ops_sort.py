@@ -1,8 +1,10 @@
 """Sorting tl.ops: sort, argsort, topk (ONNX TopK, torch.sort / torch.topk semantics).
 
-Built on the ``sort_rank`` kernel (ops/sort.py: the rank of each element within its row,
-ties by lower index, NaN largest), ``scatter_cols`` (rank -> permutation) and ``take_cols``
-(gather the values). Dtypes: float32, float16, bfloat16, int32, int64; indices are int64.
+Rows longer than 256 are sorted by a bottom-up merge sort, O(N log N): ceil(log2 N) launches
+of ``merge_pass`` (ops/sort.py) over (key, index) pairs, ping-ponging two buffers; shorter rows
+by ``sort_rank`` (the rank of each element within its row, O(N^2), one launch), then
+``scatter_cols`` (rank -> permutation) and ``take_cols`` (gather the values). Both orders: ties
+by lower index (stable), NaN largest (NumPy / torch order); -0.0 and 0.0 tie. Dtypes: float32, float16, bfloat16, int32, int64; indices are int64.
 Errors: ValueError for a bad axis or k; TypeError for other dtypes.
 """
 from __future__ import annotations
@@ -16,6 +18,23 @@ __all__ = ["sort", "argsort", "topk"]
 _DT = ("float32", "float16", "bfloat16", "int32", "int64")
 
 
+_MERGE_MIN = 256
+
+
+def _merge_perm(xm, rows, n, dt, descending):
+    """int64 (rows, n) permutation sorting each row: bottom-up merge sort (merge_pass)."""
+    ka = np.array(xm, order="C", copy=True).reshape(rows, n)
+    ia = np.array(np.broadcast_to(np.arange(n, dtype=np.int64), (rows, n)))
+    kb, ib = np.empty_like(ka), np.empty_like(ia)
+    name = f"merge_pass__DT_{dt}__LARGEST_{1 if descending else 0}"
+    w = 1
+    while w < n:
+        _launch(name, ka, ia, kb, ib, w)
+        ka, kb, ia, ib = kb, ka, ib, ia
+        w *= 2
+    return ia
+
+
 def _perm(x, axis, descending, op):
     """(x moved to (..., N), int64 permutation (..., N) sorting each row)."""
     x, dt = _arr(x, "x", op, _DT)
@@ -27,6 +46,8 @@ def _perm(x, axis, descending, op):
     rows = int(np.prod(xm.shape[:-1])) if xm.ndim > 1 else 1
     if xm.size == 0:
         return ax, xm, np.empty(xm.shape, np.int64)
+    if n > _MERGE_MIN:
+        return ax, xm, _merge_perm(xm, rows, n, dt, descending).reshape(xm.shape)
     x2 = np.ascontiguousarray(xm).reshape(rows, n)
     rank = np.empty((rows, n), np.int64)
     _launch(f"sort_rank__DT_{dt}__LARGEST_{1 if descending else 0}", x2, rank)

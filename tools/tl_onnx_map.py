@@ -335,27 +335,61 @@ def _unsqueeze(i, a, n):
     return T.contiguous(x)
 
 
-def _attention(i, a, n):
-    q, k, v = i[:3]
-    mask = i[3] if len(i) > 3 else None
-    if len(i) > 4 or n > 1 or a.get("softcap", 0) or q.ndim != 4 or a.get("qk_matmul_output_mode", 0):
-        _skip("Attention with KV cache / extra outputs / softcap / 3-D inputs")
-    L, S = q.shape[-2], k.shape[-2]
-    lw, rw = int(a.get("left_window_size", -1)), int(a.get("right_window_size", -1))
-    if mask is not None and (mask.shape[-1] < S or lw >= 0 or rw >= 0):
-        # short masks pad with masked keys; a window combines with the mask additively
+def _attention_bias(mask, L, S, causal, past, nonpad, lw, rw):
+    """The ONNX Attention bias (float32, 0 or -inf plus any float mask), shaped to broadcast
+    against (B, H, L, S): short masks padded with masked keys; causal and window frontiers at
+    offset past (internal cache) or nonpad - L per batch (external cache); padded keys masked."""
+    bias = np.zeros((1, 1, L, S), np.float32)
+    if mask is not None:
         m = np.where(mask, np.float32(0), np.float32(-np.inf)) if mask.dtype == np.bool_ else mask.astype(np.float32)
-        mask = np.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, S - m.shape[-1])], constant_values=-np.inf)
-    if lw >= 0 or rw >= 0:
-        diff = np.arange(L)[:, None] - np.arange(S)[None, :]
-        ok = np.ones((L, S), bool)
-        if lw >= 0:
-            ok &= diff <= lw
-        if rw >= 0:
-            ok &= -diff <= rw
-        win = np.where(ok, np.float32(0), np.float32(-np.inf))
-        mask = win if mask is None else mask + win
-    return T.scaled_dot_product_attention(q, k, v, mask, bool(a.get("is_causal", 0)), a.get("scale"))
+        m = np.pad(m, [(0, 0)] * (m.ndim - 1) + [(0, S - m.shape[-1])], constant_values=-np.inf)
+        bias = bias + m.reshape((1,) * (4 - m.ndim) + m.shape)
+    if nonpad is not None and past == 0:
+        off = (np.asarray(nonpad, np.int64).reshape(-1) - L).reshape(-1, 1, 1, 1)
+    else:
+        off = np.full((1, 1, 1, 1), past, np.int64)
+    diff = (np.arange(L)[:, None] + off) - np.arange(S)[None, :]    # (B|1, 1, L, S)
+    ok = np.ones(diff.shape, bool)
+    if causal:
+        ok &= diff >= 0
+    if lw >= 0:
+        ok &= diff <= lw
+    if rw >= 0:
+        ok &= -diff <= rw
+    if nonpad is not None:
+        ok = ok & (np.arange(S)[None, :] < np.asarray(nonpad, np.int64).reshape(-1, 1, 1, 1))
+    return bias + np.where(ok, np.float32(0), np.float32(-np.inf))
+
+
+def _attention(i, a, n):
+    """ONNX Attention (opsets 23-25): 3-D or 4-D inputs, past/present cache, nonpad_kv_seqlen,
+    causal and sliding windows, softcap, qk_matmul_output modes, softmax_precision; computed
+    by tl._ops_attention.onnx_attention (intermediate results rounded to T as ONNX does)."""
+    from tl._ops_attention import onnx_attention
+    i = list(i) + [None] * (7 - len(i))
+    q, k, v, mask, pk, pv, nonpad = i[:7]
+    three = q.ndim == 3
+    if three:
+        hq, hk = int(a["q_num_heads"]), int(a["kv_num_heads"])
+        B, L = q.shape[:2]
+        q = T.contiguous(np.transpose(q.reshape(B, L, hq, -1), (0, 2, 1, 3)))
+        k = T.contiguous(np.transpose(k.reshape(B, k.shape[1], hk, -1), (0, 2, 1, 3)))
+        v = T.contiguous(np.transpose(v.reshape(B, v.shape[1], hk, -1), (0, 2, 1, 3)))
+    past = 0
+    if pk is not None:
+        past = pk.shape[2]
+        k, v = T.cat([pk, k], axis=2), T.cat([pv, v], axis=2)
+    L, S = q.shape[2], k.shape[2]
+    bias = _attention_bias(mask, L, S, bool(a.get("is_causal", 0)), past, nonpad,
+                           int(a.get("left_window_size", -1)), int(a.get("right_window_size", -1)))
+    mode = int(a.get("qk_matmul_output_mode", 0)) if n >= 4 else None
+    sp = a.get("softmax_precision")
+    r = onnx_attention(q, k, v, bias, a.get("scale"), float(a.get("softcap", 0.0)),
+                       None if sp is None else int(sp), mode)
+    y, qk = r if mode is not None else (r, None)
+    if three:
+        y = T.contiguous(np.transpose(y, (0, 2, 1, 3))).reshape(y.shape[0], L, -1)
+    return [y, k, v, qk][:n]
 
 
 MAP = {

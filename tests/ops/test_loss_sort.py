@@ -82,7 +82,8 @@ def test_cross_entropy_errors():
 
 # ----------------------------------------------------------------------------- sort / topk
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, BF16, np.int32, np.int64])
-@pytest.mark.parametrize("shape,axis", [((3, 70), 1), ((130,), 0), ((5, 4, 9), 1), ((2, 1), 1)])
+@pytest.mark.parametrize("shape,axis", [((3, 70), 1), ((130,), 0), ((5, 4, 9), 1), ((2, 1), 1),
+                                        ((3, 700), 1), ((1001,), 0), ((2, 257, 3), 1)])
 def test_sort_matches_stable_numpy(rng_seed, dtype, shape, axis):
     rng, seed = rng_seed
     x = rng.integers(-4, 5, shape).astype(dtype)   # many ties
@@ -97,6 +98,25 @@ def test_sort_matches_stable_numpy(rng_seed, dtype, shape, axis):
         assert i.dtype == np.int64 and np.array_equal(i, ri), f"seed {seed} desc={desc}"
         assert np.array_equal(v.astype(np.float64), np.take_along_axis(xf, ri, axis), equal_nan=True), f"seed {seed}"
         assert np.array_equal(ops.argsort(x, axis, descending=desc), ri)
+
+
+@pytest.mark.parametrize("n", [200, 257, 4099])
+@pytest.mark.parametrize("desc", [False, True])
+def test_sort_long_rows_signed_zero_inf_nan(rng_seed, n, desc):
+    """Rows past the merge-sort threshold (256): -0.0 ties 0.0 (stable), +-inf, NaN largest."""
+    rng, seed = rng_seed
+    x = rng.choice(np.array([-0.0, 0.0, 1.5, -2.0, np.inf, -np.inf, np.nan], np.float32), (2, n))
+    x[1] = rng.standard_normal(n).astype(np.float32)
+    v, i = ops.sort(x, -1, descending=desc)
+    if desc:   # stable descending, NaN first: argsort of a key that puts NaN before +inf
+        order = np.lexsort((np.arange(n)[None].repeat(2, 0), np.where(np.isnan(x), -np.inf, -x), np.isnan(x) * -1), axis=-1)
+    else:
+        order = np.argsort(x, axis=-1, kind="stable")
+    assert np.array_equal(i, order), f"seed {seed}"
+    assert np.array_equal(v, np.take_along_axis(x, order, -1), equal_nan=True)
+    assert np.array_equal(np.signbit(v), np.signbit(np.take_along_axis(x, order, -1)))
+    tv, ti = ops.topk(x, 5, largest=desc)
+    assert np.array_equal(ti, order[:, :5]), f"seed {seed}"
 
 
 @pytest.mark.parametrize("largest", [True, False])
