@@ -133,6 +133,9 @@ def markdown(doc: dict) -> str:
         name = r["name"] + (" (torch allocates)" if "alloc" in tname else "")
         if r["group"] == "overhead":
             name += f"; tl kernel direct {_fmt(c.get('tl kernel', {}).get('rate'))} µs"
+            if "tl C launch" in c:
+                name += (f"; C tl_kernel_launch {_fmt(c['tl C launch'].get('rate'))} µs (kernel body alone "
+                         f"{_fmt(c.get('tl C kernel body', {}).get('rate'))} µs)")
         out.append(f"| {name} | {r['threads']} | {_fmt(tl.get('rate'))} | {_fmt(c.get('numpy', {}).get('rate'))} | "
                    f"{_fmt(tor.get('rate'))} | {unit} | {_fmt(rat.get('numpy'))} | {_fmt(xt)} | {roof} | "
                    f"{r['goal']} | {'yes' if r['met'] else 'NO: ' + r['why']} |")

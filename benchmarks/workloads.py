@@ -87,6 +87,7 @@ def _bf16_setup(n):
 
 
 def _np_gelu_tanh(x, out):
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) into ``out``, which must not alias ``x``."""
     np.multiply(x, x, out=out)
     out *= x
     out *= 0.044715
@@ -105,6 +106,7 @@ def _epilogue_setup(n):
         a, w = _rand((n, n)), _rand((n, n), scale=1.0 / math.sqrt(n))
         bias = _rand((n,))
         c = np.empty((n, n), np.float32)
+        g = np.empty((n, n), np.float32)      # gelu's output: _np_gelu_tanh must not overwrite its input
         ta, tw, tbias = torch.from_numpy(a), torch.from_numpy(w), torch.from_numpy(bias)
         tc = torch.empty((n, n))
         linear = getattr(tlops, "linear", None)
@@ -120,7 +122,7 @@ def _epilogue_setup(n):
         def run_np():
             np.matmul(a, w, out=c)
             np.add(c, bias, out=c)
-            _np_gelu_tanh(c, c)
+            _np_gelu_tanh(c, g)
 
         def run_torch():
             torch.addmm(tbias, ta, tw, out=tc)
@@ -229,8 +231,14 @@ def _overhead_setup():
     x, y, o = (np.ones((1, 1), np.float32) for _ in range(3))
     tx, ty, to = (torch.ones(1) for _ in range(3))
     k = tlops.package().kernel("add__DT_float32")
-    return {"tl kernel": lambda: k(x, y, o), "tl.ops": lambda: tlops.add(x, y, out=o),
-            "numpy": lambda: np.add(x, y, out=o), "torch": lambda: torch.add(tx, ty, out=to)}
+    fns = {"tl kernel": lambda: k(x, y, o), "tl.ops": lambda: tlops.add(x, y, out=o),
+           "numpy": lambda: np.add(x, y, out=o), "torch": lambda: torch.add(tx, ty, out=to)}
+    try:   # the same launch from C (benchmarks/percall.c): tl_kernel_launch, and the kernel body alone
+        from benchmarks import percall
+        fns.update(percall.contenders(tlops.package().path))
+    except (RuntimeError, OSError) as e:
+        print(f"per-call C loop skipped: {e}", flush=True)
+    return fns
 
 
 def all_workloads(quick: bool = False) -> list[Workload]:

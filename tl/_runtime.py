@@ -7,6 +7,12 @@
 The structures below mirror the C headers field by field; tests/runtime/test_ctypes_header.py
 checks them (and every function's parameter count) against the headers with pycparser.
 Library lookup: $TL_RUNTIME_LIB, else <repo>/build/runtime/libtl_runtime.so.
+
+Kernel calls take the C fast path of the extension tl._fastcall (tl/_fastcall.c, built by
+`pip install -e .`) when it is built and passes its self-check at first library load; otherwise
+(or with TL_FASTCALL=0) every call goes through ctypes (Kernel._call_slow). Both give the same
+results and the same errors: the fast path hands any argument it does not take as-is to
+_call_slow. ``fastcall_enabled()`` says which one this process uses.
 """
 from __future__ import annotations
 
@@ -20,8 +26,13 @@ from ctypes import (POINTER, Structure, Union, c_char_p, c_double, c_int32, c_in
 
 import numpy as np
 
+try:  # the optional C extension (tl/_fastcall.c); None when not built
+    from tl import _fastcall as _FASTCALL_MODULE
+except ImportError:  # pragma: no cover - depends on the build
+    _FASTCALL_MODULE = None
+
 __all__ = ["TLError", "KernelNotFoundError", "Package", "Kernel", "Runtime", "Param", "load", "default_runtime",
-           "set_num_threads", "num_threads", "cpu_features", "version", "library_path"]
+           "set_num_threads", "num_threads", "cpu_features", "version", "library_path", "fastcall_enabled"]
 
 # ---------------------------------------------------------------------------------------------
 # constants (bundle_abi.h, dlpack_compat.h, runtime.h)
@@ -202,8 +213,44 @@ def _library():
                 fn = getattr(lib, name)
                 fn.restype = restype
                 fn.argtypes = argtypes
+            _configure_fastcall(lib)
             _lib = lib
     return _lib
+
+
+_FAST = None   # tl._fastcall once configured and self-checked, else None (ctypes path)
+
+
+def fastcall_enabled() -> bool:
+    """True when kernel calls of packages opened from now on use the C extension tl._fastcall."""
+    _library()
+    return _FAST is not None
+
+
+def _configure_fastcall(lib) -> None:
+    """Hands tl_kernel_launch and the dtype table to tl._fastcall, then checks that it reads
+    ndarrays (data, shape, strides, dtype, writeable) exactly as NumPy reports them."""
+    global _FAST
+    _FAST = None
+    fc = _FASTCALL_MODULE
+    if fc is None or os.environ.get("TL_FASTCALL", "1") == "0":
+        return
+    table = tuple((dt, code, bits, dt.itemsize, dt == _UINT16) for dt, (code, bits) in _NP_TO_DL.items())
+    try:
+        fc.configure(np.ndarray, ctypes.cast(lib.tl_kernel_launch, c_void_p).value, table)
+        base = np.arange(24, dtype=np.float32).reshape(4, 6)
+        ro = np.ones((2, 3), np.int64)
+        ro.flags.writeable = False
+        samples = (base, base.T, base[::2, 1::3], base[1:, ::-1], np.ones((), np.float32),
+                   ro, np.zeros((1, 2, 3, 4, 5, 6, 7, 8), np.bool_), np.empty((0, 5), np.float16))
+        for a in samples:
+            data, nd, shape, strides, descr, writeable = fc.array_fields(a)
+            if (data != a.__array_interface__["data"][0] or nd != a.ndim or shape != a.shape
+                    or strides != a.strides or descr is not a.dtype or writeable != a.flags.writeable):
+                return
+    except Exception:  # noqa: BLE001 - a mismatching build: stay on the ctypes path
+        return
+    _FAST = fc
 
 
 def _text(b) -> str:
@@ -322,12 +369,11 @@ class Package:
         self._lib = self._runtime._lib
         self._handle = None
         self._kernels = {}
-        self._life = threading.Lock()   # guards _inflight and _closing (close() vs running launches)
-        self._inflight = 0
-        self._closing = False
         self.path = os.fspath(path)
         if isinstance(self.path, bytes):
             self.path = self.path.decode()
+        # running calls (enter/leave) vs close(): the C counter when calls take the fast path
+        self._life = _FAST.Life() if _FAST is not None else _Life()
         rt = self._runtime._handle
         handle = c_void_p()
         opener = (self._lib.tl_package_open_bundle if self.path.endswith(".so")
@@ -344,7 +390,7 @@ class Package:
         k = self._kernels.get(name)
         if k is not None:
             return k
-        if self._handle is None or self._closing:
+        if self._handle is None or self._life.closing:
             raise TLError(f"package {self.path} is closed")
         kh = c_void_p()
         status = self._lib.tl_package_kernel(self._handle, name.encode(), ctypes.byref(kh))
@@ -375,7 +421,7 @@ class Package:
         return list(super().__dir__()) + list(self.kernels)
 
     def __repr__(self):
-        state = "closed" if self._handle is None or self._closing else self.target
+        state = "closed" if self._handle is None or self._life.closing else self.target
         return f"<tl.Package {self.path!r} [{state}] kernels={self.kernels}>"
 
     def close(self) -> None:
@@ -385,14 +431,12 @@ class Package:
         life = getattr(self, "_life", None)
         if life is None:
             return
-        with life:
-            if self._closing:
-                return
-            self._closing = True
-            for k in list(self._kernels.values()):
-                k._handle = None
-            release_now = self._inflight == 0
-        if release_now:
+        state = life.close()   # 0: already closing; 1: the last running call releases; 2: release now
+        if state == 0:
+            return
+        for k in list(self._kernels.values()):
+            k._handle = None
+        if state == 2:
             self._release()
 
     def _release(self) -> None:
@@ -401,16 +445,11 @@ class Package:
             self._lib.tl_package_release(h)
 
     def _enter(self, kname: str) -> None:
-        with self._life:
-            if self._closing:
-                raise TLError(f"kernel {kname}: its package is closed")
-            self._inflight += 1
+        if not self._life.enter():
+            raise TLError(f"kernel {kname}: its package is closed")
 
     def _leave(self) -> None:
-        with self._life:
-            self._inflight -= 1
-            release = self._closing and self._inflight == 0
-        if release:
+        if self._life.leave():
             self._release()
 
     def __enter__(self):
@@ -424,6 +463,36 @@ class Package:
             self.close()
         except Exception:
             pass
+
+
+class _Life:
+    """The running-call counter of a package for the ctypes path (tl._fastcall.Life is the same
+    under the GIL): enter() -> False once closing; leave() -> True when the package must now be
+    released; close() -> 0 already closing, 1 released by the last running call, 2 release now."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.inflight = 0
+        self.closing = 0
+
+    def enter(self) -> bool:
+        with self._lock:
+            if self.closing:
+                return False
+            self.inflight += 1
+            return True
+
+    def leave(self) -> bool:
+        with self._lock:
+            self.inflight -= 1
+            return bool(self.closing and self.inflight == 0)
+
+    def close(self) -> int:
+        with self._lock:
+            if self.closing:
+                return 0
+            self.closing = 1
+            return 2 if self.inflight == 0 else 1
 
 
 class _Buffers:
@@ -452,9 +521,13 @@ class _Buffers:
         self.values_p = ctypes.cast(self.values, POINTER(tl_value_t))
 
 
-class Kernel:
+_KernelBase = _FASTCALL_MODULE.KernelBase if _FASTCALL_MODULE is not None else object
+
+
+class Kernel(_KernelBase):
     """A kernel of a package: ``k(*args, grid=None)`` with args in signature order (NumPy arrays
-    or objects with ``__dlpack__`` for tensors, Python numbers for scalars)."""
+    or objects with ``__dlpack__`` for tensors, Python numbers for scalars). Calls run in C
+    (tl/_fastcall.c) when the extension is in use, else through ctypes (``_call_slow``)."""
 
     def __init__(self, package: Package, handle):
         self._package = package
@@ -492,6 +565,9 @@ class Kernel:
                 plan.append((i, False, -1, int(p.dtype), False, params[i].name))
         self._plan = plan
         self._tls = threading.local()
+        if _KernelBase is not object:   # the C call path: on when the package got a C Life
+            self._fast_init(package, self._runtime, package._life,
+                            tuple((is_t, dt, writes, params[i].rank) for i, is_t, _, dt, writes, _ in plan))
 
     def __repr__(self):
         sig = ", ".join(f"{p.name}: {p.dtype}" + (f"[{p.rank}d]" if p.kind == "tensor" else "") for p in self.params)
@@ -508,7 +584,8 @@ class Kernel:
             buf = self._tls.buf = _Buffers(self._num_params, self._slots)
             return buf
 
-    def __call__(self, *args, grid=None, **kwargs):
+    def _call_slow(self, *args, grid=None, **kwargs):
+        """The ctypes call path (and every argument the C fast path does not take as-is)."""
         if kwargs:
             raise TypeError(f"kernel arguments are positional: {self.signature} "
                             f"(got keyword argument{'s' if len(kwargs) > 1 else ''} {', '.join(kwargs)})")
@@ -588,6 +665,14 @@ class Kernel:
             raise self._runtime._error(status)
         del keep
         return None
+
+    if _KernelBase is object:
+        __call__ = _call_slow
+
+        def _call2d(self, *args) -> bool:
+            """With tl._fastcall: the call with every tensor viewed as (rows, cols) like
+            tl.ops._to2d, or False (nothing run) to use the general path. Without it: False."""
+            return False
 
 
 def _as_array(a, name, kname):

@@ -69,6 +69,13 @@ def _reset_package() -> None:
     """Forgets the loaded package (tests switch TL_OPS_PACKAGE / TL_OPS_BACKEND)."""
     global _PKG
     _PKG = None
+    for cache in _EW_CACHES.values():
+        cache.clear()
+
+
+# elementwise fast paths: kernel base name -> {dtype: compiled kernel, or None (no fast path)}
+_EW_CACHES: dict = {}
+_MISS = object()
 
 
 from tl._runtime import Package as _Package  # noqa: E402
@@ -180,6 +187,46 @@ def _norm_axis(axis: int, ndim: int, op: str) -> int:
 
 
 # ----------------------------------------------------------------------------- elementwise
+def _ew_kernel(op: str, dt):
+    """The compiled kernel ``{op}__DT_{dtype}`` for a float dtype of the compiled package, else
+    None; remembered in _EW_CACHES[op] until _reset_package."""
+    name = _NAMES.get(dt)
+    pkg = package()
+    k = None
+    if name in _FLOATS and type(pkg) is _Package and f"{op}__DT_{name}" in pkg:
+        k = pkg.kernel(f"{op}__DT_{name}")
+    _EW_CACHES.setdefault(op, {})[dt] = k
+    return k
+
+
+_ndarray = np.ndarray
+
+
+def _binary_op(op: str, doc: str):
+    """tl.ops.<op>(a, b, out=None). Fast path: a, b arrays of one float dtype and shape and out
+    None or of that shape and dtype: the kernel gets (rows, cols) views in C (Kernel._call2d,
+    no Python-level views); it declines, running nothing, when a view would need a copy or out
+    is read-only, and every other case goes to _binary (broadcasting, conversions, errors)."""
+    cache = _EW_CACHES.setdefault(op, {})
+
+    def fn(a, b, out=None):
+        if type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype and a.shape == b.shape:
+            k = cache.get(a.dtype, _MISS)
+            if k is _MISS:
+                k = _ew_kernel(op, a.dtype)
+            if k is not None:
+                if out is None:
+                    res = np.empty(a.shape, a.dtype)
+                    if k._call2d(a, b, res):
+                        return res
+                elif type(out) is _ndarray and out.dtype is a.dtype and out.shape == a.shape and k._call2d(a, b, out):
+                    return out
+        return _binary(op, a, b, out)
+    fn.__name__ = fn.__qualname__ = op
+    fn.__doc__ = doc
+    return fn
+
+
 def _binary(op: str, a, b, out):
     if not isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         a = np.asarray(a, dtype=b.dtype)
@@ -212,27 +259,24 @@ def _binary(op: str, a, b, out):
     return out
 
 
-def add(a, b, out=None):
-    """a + b with NumPy broadcasting; a, b of one float dtype."""
-    return _binary("add", a, b, out)
-
-
-def sub(a, b, out=None):
-    """a - b with NumPy broadcasting."""
-    return _binary("sub", a, b, out)
-
-
-def mul(a, b, out=None):
-    """a * b with NumPy broadcasting."""
-    return _binary("mul", a, b, out)
-
-
-def div(a, b, out=None):
-    """a / b with NumPy broadcasting (IEEE: x/0 = ±inf, 0/0 = NaN)."""
-    return _binary("div", a, b, out)
+add = _binary_op("add", """a + b with NumPy broadcasting; a, b of one float dtype.""")
+sub = _binary_op("sub", """a - b with NumPy broadcasting.""")
+mul = _binary_op("mul", """a * b with NumPy broadcasting.""")
+div = _binary_op("div", """a / b with NumPy broadcasting (IEEE: x/0 = ±inf, 0/0 = NaN).""")
 
 
 def _unary(kernel: str, op: str, x, out):
+    if type(x) is _ndarray:   # fast path, as in _binary_op
+        k = _EW_CACHES.get(kernel, {}).get(x.dtype, _MISS)
+        if k is _MISS:
+            k = _ew_kernel(kernel, x.dtype)
+        if k is not None:
+            if out is None:
+                res = np.empty(x.shape, x.dtype)
+                if k._call2d(x, res):
+                    return res
+            elif type(out) is _ndarray and out.dtype is x.dtype and out.shape == x.shape and k._call2d(x, out):
+                return out
     x, dt = _arr(x, "x", op)
     out = _out(out, x.shape, dt, op)
     if out.size == 0:
@@ -502,6 +546,8 @@ def matmul(a, b, out=None):
     name = f"matmul__DT_{da}"
     if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
         name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 32 if m <= 32 else 128}__DT_float32"
+    elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
+        name = "matmul_wide__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
     _launch(name, to3(a3, (m, k)), to3(b3, (k, n)), o3)
     if wb:
         wb()
@@ -563,7 +609,8 @@ def linear(x, weight, bias=None, activation=None, residual=None, out=None):
         r2 = np.ascontiguousarray(r).reshape(m, n)
     else:
         r2 = np.zeros((1, 1), np.float32)      # not read by the RES=0 instances
-    _launch(f"linear__ACT_{_ACTIVATIONS[activation]}__RES_{int(residual is not None)}", x2, w, b, r2, o2)
+    wide = "_wide" if n >= 512 and k >= 256 and -(-m // 256) * -(-n // 256) >= 4 else ""   # 256 x 256 tiles
+    _launch(f"linear{wide}__ACT_{_ACTIVATIONS[activation]}__RES_{int(residual is not None)}", x2, w, b, r2, o2)
     if wb:
         wb()
     return out

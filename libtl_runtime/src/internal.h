@@ -22,6 +22,7 @@ struct tl_runtime {
   tl_free_fn_t free_fn;
   void* alloc_context;
   struct tl_runtime* fork_next;        /* registry of live runtimes, for the pthread_atfork child handler */
+  _Atomic(struct tl_ws_block*) inline_ws; /* a workspace kept for the next inline launch (pool.c), or NULL */
 };
 
 struct tl_kernel {
@@ -87,6 +88,8 @@ typedef struct {
  * value < -1000 means an allocation failure. */
 int32_t tl__run_job(tl_runtime_t* rt, const tl_job_t* job);
 void tl__pool_destroy(tl_pool_t* pool);
+/* Frees the workspace cached for inline launches (tl_runtime_release). */
+void tl__inline_ws_free(tl_runtime_t* rt);
 int32_t tl__online_cpus(void);
 
 /* elfcheck.c: header, machine and segment bounds of a bundle image, before dlopen */

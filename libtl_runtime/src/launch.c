@@ -131,8 +131,8 @@ static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTens
     int64_t s = 1;
     for (int d = ndim - 1; d >= 0; --d) {
       contiguous[d] = s;
-      if (t->shape[d] > 0 && s > INT64_MAX / t->shape[d]) return arg_error(k, p, "shape is too large%s%s", "", "");
-      s *= t->shape[d] > 0 ? t->shape[d] : 1;
+      if (__builtin_mul_overflow(s, t->shape[d] > 0 ? t->shape[d] : 1, &s))
+        return arg_error(k, p, "shape is too large%s%s", "", "");
     }
     strides = contiguous;
   }
@@ -302,14 +302,15 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   }
   for (int d = 0; d < TL_MAX_GRID; ++d) {
     if (grid.size[d] == 0) { total = 0; break; }
-    if (total > INT64_MAX / grid.size[d] || total * grid.size[d] > TL_MAX_GRID_PROGRAMS) {
+    int64_t next;
+    if (__builtin_mul_overflow(total, grid.size[d], &next) || next > TL_MAX_GRID_PROGRAMS) {
       st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
                          "kernel %s: grid (%lld, %lld, %lld) has too many programs: the product of its sizes must be "
                          "at most 2^48 (TL_MAX_GRID_PROGRAMS)", desc->name,
                          (long long)grid.size[0], (long long)grid.size[1], (long long)grid.size[2]);
       goto done;
     }
-    total *= grid.size[d];
+    total = next;
   }
   if (total == 0) goto done;
 

@@ -169,21 +169,46 @@ static tl_pool_t* pool_create(const tl_runtime_t* rt, int nworkers) {
   return pool;
 }
 
-static int32_t run_inline(const tl_runtime_t* rt, const tl_job_t* job) {
-  _Alignas(TL_WORKSPACE_ALIGN) unsigned char small[4096];
-  void* ws = NULL;
-  void* heap = NULL;
-  if (job->workspace_bytes > 0) {
-    if (job->workspace_bytes <= sizeof small) {
-      ws = small;
-    } else {
-      tl_workspace_t w = {NULL, 0};
-      if (workspace_reserve(rt, &w, job->workspace_bytes) != 0) return TL_JOB_ENOMEM;
-      ws = heap = w.data;
-    }
+/* Inline launches (one program, or one thread) take their workspace from the stack when it is
+ * small, else from one block cached on the runtime: taken by an atomic exchange and put back by a
+ * compare-exchange, so back-to-back launches allocate nothing and concurrent ones each get their
+ * own (a launch that finds the slot empty allocates; one that finds it refilled frees its block).
+ * Blocks over TL_INLINE_WS_KEEP bytes are not kept. */
+#define TL_INLINE_WS_STACK 4096
+#define TL_INLINE_WS_KEEP (1u << 20)
+
+struct tl_ws_block {
+  uint64_t size;   /* bytes usable after the TL_WORKSPACE_ALIGN-byte header */
+};
+
+void tl__inline_ws_free(tl_runtime_t* rt) {
+  struct tl_ws_block* blk = atomic_exchange(&rt->inline_ws, NULL);
+  tl__free(rt, blk);
+}
+
+static int32_t run_inline(tl_runtime_t* rt, const tl_job_t* job) {
+  if (job->workspace_bytes == 0) return job->entry(job->args, job->grid, 0, job->total, NULL);
+  if (job->workspace_bytes <= TL_INLINE_WS_STACK) {
+    _Alignas(TL_WORKSPACE_ALIGN) unsigned char small[TL_INLINE_WS_STACK];
+    return job->entry(job->args, job->grid, 0, job->total, small);
   }
-  int32_t r = job->entry(job->args, job->grid, 0, job->total, ws);
-  tl__free(rt, heap);
+  struct tl_ws_block* blk = atomic_exchange_explicit(&rt->inline_ws, NULL, memory_order_acquire);
+  if (blk != NULL && blk->size < job->workspace_bytes) {
+    tl__free(rt, blk);
+    blk = NULL;
+  }
+  if (blk == NULL) {
+    uint64_t rounded = (job->workspace_bytes + TL_WORKSPACE_ALIGN - 1) & ~(uint64_t)(TL_WORKSPACE_ALIGN - 1);
+    if (rounded < job->workspace_bytes || rounded > (uint64_t)SIZE_MAX - TL_WORKSPACE_ALIGN) return TL_JOB_ENOMEM;
+    blk = (struct tl_ws_block*)tl__alloc(rt, (size_t)rounded + TL_WORKSPACE_ALIGN, TL_WORKSPACE_ALIGN);
+    if (blk == NULL) return TL_JOB_ENOMEM;
+    blk->size = rounded;
+  }
+  int32_t r = job->entry(job->args, job->grid, 0, job->total, (unsigned char*)blk + TL_WORKSPACE_ALIGN);
+  struct tl_ws_block* empty = NULL;
+  if (blk->size > TL_INLINE_WS_KEEP ||
+      !atomic_compare_exchange_strong_explicit(&rt->inline_ws, &empty, blk, memory_order_release, memory_order_relaxed))
+    tl__free(rt, blk);
   return r;
 }
 

@@ -76,6 +76,7 @@ TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_run
   tl_runtime_t* rt = (tl_runtime_t*)opts.alloc_fn(opts.alloc_context, sizeof(tl_runtime_t), 64);
   if (rt == NULL) return tl__set_create_error(TL_ERROR_OUT_OF_MEMORY, "out of memory creating the runtime");
   memset(rt, 0, sizeof *rt);
+  atomic_init(&rt->inline_ws, NULL);
   rt->alloc_fn = opts.alloc_fn;
   rt->free_fn = opts.free_fn;
   rt->alloc_context = opts.alloc_context;
@@ -108,6 +109,7 @@ TL_API void tl_runtime_release(tl_runtime_t* runtime) {
   }
   pthread_mutex_unlock(&tl_registry_mutex);
   tl__pool_destroy(runtime->pool);
+  tl__inline_ws_free(runtime);
   pthread_mutex_destroy(&runtime->pool_mutex);
   tl__clear_error(runtime);
   tl__free(runtime, runtime);
