@@ -29,7 +29,7 @@ class Variant:
     sysroot   the cross C library root for qemu's ``-L`` (Debian's libc6-<arch>-cross)
     apt       Debian packages that provide ``cc`` and the emulator (installed by ``make test-cross``)
     vregs     architectural vector registers (register blocking of dot microkernels)
-    ukernel   family of the assembly GEMM microkernel in tlc/emit_asm ("avx512", "avx2"), or ""
+    ukernel   family of the assembly GEMM microkernel in tlc/emit_asm ("avx512", "avx2", "neon", "rvv"), or ""
               for the portable vector loops
     l1d, l2   data cache bytes per core assumed for cache blocking
     """
@@ -86,6 +86,7 @@ AARCH64 = Target(
     (
         Variant("aarch64-neon", "aarch64", "neon", ("neon",), 10,
                 "aarch64-linux-gnu", "aarch64-linux-gnu-gcc", ("-march=armv8-a", "-mtune=generic", "-mno-outline-atomics"), 4,
+                vregs=32, ukernel="neon",
                 emulators=(_A64_EMU,), sysroot="/usr/aarch64-linux-gnu",
                 apt=("gcc-aarch64-linux-gnu", "qemu-user")),
     ),
@@ -105,6 +106,7 @@ RISCV64 = Target(
                 "riscv64-linux-gnu", "clang --target=riscv64-linux-gnu",
                 ("-march=rv64gcv", "-mabi=lp64d", "-mllvm", "-riscv-v-vector-bits-min=128",
                  "-fno-math-errno", "-Wno-unknown-warning-option"), 8,
+                vregs=32, ukernel="rvv",
                 emulators=tuple((_RV_EMU, "-L", "{sysroot}", "-cpu", f"rv64,v=true,vext_spec=v1.0,vlen={n}")
                                 for n in (128, 256, 512)),
                 sysroot="/usr/riscv64-linux-gnu", apt=("clang", "gcc-riscv64-linux-gnu", "qemu-user")),

@@ -1,4 +1,5 @@
-"""Register-blocked fp32 GEMM microkernels as GCC extended-asm functions (AVX-512, AVX2+FMA).
+"""Register-blocked fp32 GEMM microkernels as GCC extended-asm functions (AVX-512, AVX2+FMA;
+AArch64 NEON and RISC-V V 1.0 register plans live in gemm_neon_rvv.py).
 
 Python decides everything (block shape, registers, displacements, unrolling); the jinja2
 templates in templates/gemm_<family>.j2 only substitute and loop. Shapes are static (tile
@@ -19,16 +20,21 @@ from pathlib import Path
 
 import jinja2
 
+from tlc.emit_asm import gemm_neon_rvv
+
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 LANES = {"avx512": 16, "avx2": 8}
+LANES.update(gemm_neon_rvv.LANES)     # "neon", "rvv": register plans in gemm_neon_rvv.py
 UNROLL = 4
 
 
 def max_rows(family: str, vregs: int, nv: int) -> int:
     """Rows of the register block for nv vectors: accumulators + B registers (double-buffered on
     AVX-512, whose FMAs broadcast A from memory) + the A broadcast register on AVX2."""
+    if family in gemm_neon_rvv.LANES:
+        return gemm_neon_rvv.max_rows(family, vregs, nv)
     if family == "avx512":
         return min(16, (vregs - 2 * nv) // nv)
     return min(12, (vregs - nv - 1) // nv)
@@ -53,6 +59,8 @@ def choose(family: str, vregs: int, lanes: int, M: int, K: int, N: int):
 def function(family: str, mr: int, nv: int, K: int, lda: int, ldb: int, ldc: int, acc: bool) -> tuple[str, str]:
     """(name, C source) of one microkernel instance (byte strides lda, ldb, ldc)."""
     name = f"tl_gemm_{family}_m{mr}v{nv}k{K}_{lda}_{ldb}_{ldc}_{'acc' if acc else 'zero'}"
+    if family in gemm_neon_rvv.LANES:
+        return name, gemm_neon_rvv.render(_ENV, family, name, mr, nv, K, lda, ldb, ldc, acc, UNROLL)
     kloops, tail = divmod(K, UNROLL)
     breg = mr * nv
     if family == "avx512":
