@@ -1,7 +1,10 @@
 """Vector math accuracy: max ulp error against float64 NumPy over ~1e6 random and special
-inputs, identical on every variant (vmath uses no FMA). Measured max (avx512 = avx2 = sse2):
-exp 0.96, log 0.75, sigmoid 2.35, tanh 1.29, erf 2.45, rsqrt 1.47, sqrt 0.5 ulp. Bounds asserted below are the
-measured maxima rounded up; the goal was <= 4 ulp (exp/log/sigmoid), <= 8 (tanh/erf)."""
+inputs, on every variant. vmath evaluates its polynomials with FMA (mul + add on sse2), so
+variants may differ in the last bit; each must meet the bound, and within a variant the vector
+body and the partial tail give identical bits. Measured max (avx512 / avx2 / sse2):
+exp 0.99 / 0.99 / 0.96, log 0.75, sigmoid 2.35, tanh 1.29, erf 2.37 / 2.37 / 2.45, rsqrt 1.47,
+sqrt 0.5 ulp. Bounds asserted below are the measured maxima rounded up; the goal was <= 4 ulp
+(exp/log/sigmoid), <= 8 (tanh/erf)."""
 import math
 
 import numpy as np
@@ -51,18 +54,19 @@ def ulp_err(got, want):
 @pytest.mark.parametrize("op", sorted(BOUND))
 def test_ulp(op):
     x = inputs(op)
-    outs = {}
+    want = ref(op, x)
     for isa in sorted(VARIANTS):
         out = np.full_like(x, 7.0)
         lib = Loaded(compile_bundle([ew_kernel("k", op)], isa))
         lib("k", [x, out], grid=(-(-len(x) // 64),))
-        outs[isa] = out
-    err = ulp_err(outs["avx512"], ref(op, x))
-    worst = int(np.argmax(err))
-    print(f"{op}: max {err.max():.2f} ulp at x={x[worst]!r} got {outs['avx512'][worst]!r} want {ref(op, x[worst:worst+1])[0]!r}")
-    assert err.max() <= BOUND[op], (op, err.max(), x[worst])
-    for isa in ("avx2", "sse2"):
-        np.testing.assert_array_equal(outs[isa].view(np.uint32), outs["avx512"].view(np.uint32))
+        err = ulp_err(out, want)
+        worst = int(np.argmax(err))
+        print(f"{op} {isa}: max {err.max():.2f} ulp at x={x[worst]!r} got {out[worst]!r} want {want[worst]!r}")
+        assert err.max() <= BOUND[op], (op, isa, err.max(), x[worst])
+        # within a variant the vector body and the partial tail give identical bits
+        tail = np.full(37, 7.0, np.float32)
+        lib("k", [x[:37].copy(), tail], grid=(1,))
+        np.testing.assert_array_equal(tail.view(np.uint32), out[:37].view(np.uint32))
 
 
 def test_specials():

@@ -73,3 +73,19 @@ def test_c20_softmax_scaled():
 def test_softmax_large_values():
     x = np.array([[3e38, 3e38, -3e38], [-1e30, -1e30, -1e30]], np.float32)
     np.testing.assert_allclose(ops.softmax(x), [[0.5, 0.5, 0], [1 / 3] * 3], rtol=1e-6)
+
+
+def test_softmax_in_place_strided_and_long_rows(rng_seed):
+    """float32 softmax stores exp(x - max) in ``out`` and rescales it in a third pass: in-place
+    calls, strided outputs and long ragged rows must still match float64."""
+    rng, seed = rng_seed
+    x = rand(rng, (5, 70001), np.float32, -30, 30)
+    want = _softmax(f64(x))
+    check(ops.softmax(x), want, np.float32, f"long rows seed={seed}", rtol=4e-6, atol=1e-12)
+    y = x.copy()
+    ops.softmax(y, out=y)
+    check(y, want, np.float32, f"in place seed={seed}", rtol=4e-6, atol=1e-12)
+    big = poisoned((5, 2 * 70001), np.float32)
+    ops.softmax(x, out=big[:, ::2])
+    check(big[:, ::2], want, np.float32, f"strided out seed={seed}", rtol=4e-6, atol=1e-12)
+    check(ops.log_softmax(x), _log_softmax(f64(x)), np.float32, f"log long seed={seed}", rtol=4e-6, atol=1e-5)

@@ -73,7 +73,9 @@ def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) ->
                **{k: isa_tables.entry(variant.isa, k, a="a", b="b", c="c")
                   for k in ("splat_f", "splat_i", "fma", "sqrt")},
                h2f=isa_tables.entry(variant.isa, "h2f", a="h"),
-               f2h=isa_tables.entry(variant.isa, "f2h", a="f"))
+               f2h=isa_tables.entry(variant.isa, "f2h", a="f"),
+               f2i=isa_tables.entry(variant.isa, "f2i", a="a"),
+               f2l=isa_tables.entry(variant.isa, "f2l", a="a"))
     prelude = _ENV.get_template("prelude.j2").render(**ctx)
     vmath = _ENV.get_template("vmath.j2").render(**ctx)
     kctx = [_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels]

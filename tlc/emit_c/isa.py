@@ -68,6 +68,27 @@ _SCALAR_VECTOR = {
     "h2f": "tl_h2f_lanes({a})",
     "f2h": "tl_f2h_lanes({a})",
 }
+# RVV float32 -> int32/int64 lanes, rounding toward zero, without any vector FP-to-int
+# instruction: QEMU 7.2 (Debian 12's qemu-user) aborts translating vfcvt.rtz.x.f.v and
+# vfwcvt.rtz.x.f.v (assertion in decode_save_opc), and clang emits those for every
+# __builtin_convertvector to an integer vector. The conversion is done on the IEEE-754 bits
+# instead (RISC-V ISA manual, "Single-Precision Floating-Point Conversion": same results as
+# fcvt/vfcvt with rtz): e = exponent - 127, m = mantissa with the implicit bit; |x| < 1 gives 0,
+# else m shifted by e - 23, negated for a negative x; e > 30 (int32) or e > 62 (int64), which
+# covers +-inf and NaN, saturates as RISC-V does: INT_MIN for negative values, INT_MAX for
+# positive ones and NaN. About 15 integer vector instructions instead of one conversion.
+_RVV_F2I = ("({{ tl_vi b_ = (tl_vi)({a}), e_ = ((b_ >> 23) & 0xff) - 127, s_ = b_ >> 31, big_ = e_ > 23; "
+            "tl_vu m_ = ((tl_vu)b_ & 0x7fffffu) | 0x800000u; "
+            "tl_vi r_ = (tl_vi)((m_ >> (tl_vu)((23 - e_) & ~big_ & 31)) << (tl_vu)((e_ - 23) & big_ & 31)) & ~(e_ < 0); "
+            "tl_vi sat_ = e_ > 30, nan_ = ({a}) != ({a}); r_ = (r_ ^ s_) - s_; "
+            "(sat_ & ((int32_t)0x7fffffff ^ (s_ & ~nan_))) | (~sat_ & r_); }})")
+_RVV_F2L = ("({{ tl_vl b_ = __builtin_convertvector((tl_vi)({a}), tl_vl), "
+            "nan_ = __builtin_convertvector(({a}) != ({a}), tl_vl); "
+            "tl_vl e_ = ((b_ >> 23) & 0xff) - 127, s_ = b_ >> 63, big_ = e_ > 23; "
+            "tl_vul m_ = ((tl_vul)b_ & 0x7fffffu) | 0x800000u; "
+            "tl_vl r_ = (tl_vl)((m_ >> (tl_vul)((23 - e_) & ~big_ & 63)) << (tl_vul)((e_ - 23) & big_ & 63)) & ~(e_ < 0); "
+            "tl_vl sat_ = e_ > 62; r_ = (r_ ^ s_) - s_; "
+            "(sat_ & ((int64_t)0x7fffffffffffffff ^ (s_ & ~nan_))) | (~sat_ & r_); }})")
 ISA.update({
     "neon": {
         "includes": ("<arm_neon.h>",),
@@ -79,12 +100,16 @@ ISA.update({
         "h2f": "((tl_vf)vcvt_f32_f16(vreinterpret_f16_u16((uint16x4_t)({a}))))",
         "f2h": "((tl_vh)vreinterpret_u16_f16(vcvt_f16_f32((float32x4_t)({a}))))",
     },
-    "rvv": {**_SCALAR_VECTOR, "lanes": 8},
+    "rvv": {**_SCALAR_VECTOR, "lanes": 8, "f2i": _RVV_F2I, "f2l": _RVV_F2L},
     "rv64": {**_SCALAR_VECTOR, "lanes": 4},
 })
 
 # entries every ISA table must provide (checked by tests/emit_c/test_isa.py)
 REQUIRED = ("includes", "lanes", "splat_f", "splat_i", "fma", "sqrt", "h2f", "f2h")
+# entries a table may override; the default is used otherwise. f2i / f2l: float32 lanes to
+# int32 / int64 lanes rounding toward zero (the prelude's tl_v_f2i / tl_v_f2l, used by casts and
+# floor/ceil); out-of-range and NaN lanes give what the ISA's conversion gives
+DEFAULTS = {"f2i": "__builtin_convertvector({a}, tl_vi)", "f2l": "__builtin_convertvector({a}, tl_vl)"}
 
 
 def table(isa: str) -> dict[str, object]:
@@ -97,7 +122,7 @@ def table(isa: str) -> dict[str, object]:
 def entry(isa: str, key: str, **operands: str) -> str:
     """One table entry with its placeholders filled; KeyError when the ISA lacks ``key``."""
     tab = table(isa)
-    if key not in tab:
+    if key not in tab and key not in DEFAULTS:
         raise KeyError(f"emitter table {isa!r} has no entry {key!r}")
-    value = tab[key]
+    value = tab.get(key, DEFAULTS.get(key))
     return value.format(**operands) if isinstance(value, str) else value

@@ -89,9 +89,11 @@ def cast(expr: str, src: DType, dst: DType) -> str:
             return f"tl_v_round_bf16({v})"
         return v
     if d == "l":
+        if s == "f":        # the ISA table's f2l (RVV avoids instructions QEMU 7.2 aborts on)
+            return f"tl_v_f2l({expr})"
         return expr if s == "l" else f"__builtin_convertvector({expr}, tl_vl)"
     # d == "i"
-    v = expr if s == "i" else f"__builtin_convertvector({expr}, tl_vi)"
+    v = expr if s == "i" else f"tl_v_f2i({expr})" if s == "f" else f"__builtin_convertvector({expr}, tl_vi)"
     if dst is DType.int8 and src is not DType.int8:
         v = f"(((tl_vi)((tl_vu)({v}) << 24)) >> 24)"
     return v
