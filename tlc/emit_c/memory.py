@@ -1,9 +1,10 @@
 """``load`` and ``store``: tiles <-> strided tensors.
 
 Each emits one runtime test "is the whole tile inside the tensor on every checked axis (and no
-mask)"; when true a fast path copies rows (stride-1 rows with vector loads for float32), else a
-per-element path tests each checked axis (and the mask lane) and reads ``other`` (0 when absent)
-or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (C-01).
+mask)"; when true a fast path copies rows (stride-1 rows with vector loads), else, without a mask,
+the in-bounds sub-box is copied by the same rows after loads fill the tile with ``other`` (0 when
+absent), and with a mask a per-element path tests each checked axis and the mask lane and reads
+``other`` or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (C-01).
 Conversions: float16/bfloat16 -> float32 exact; float32 -> float16/bfloat16 round to nearest
 even (NaN stays NaN); int32 -> int8 wraps; bool stores 1 for any nonzero lane.
 """
@@ -67,8 +68,10 @@ def _lane_valid(t: TensorRef, idx, checked, mask: Tile | None, lin: str) -> str:
     return " && ".join(f"({x})" for x in terms) or "1"
 
 
-def _fast_rows(e: KernelEmitter, t: TensorRef, shape, tile: Tile, load: bool) -> None:
-    """Whole tile in bounds: row loops; contiguous float32 rows move TL_L lanes at a time."""
+def _fast_rows(e: KernelEmitter, t: TensorRef, shape, tile: Tile, load: bool,
+               box: tuple[list[str], list[str]] | None = None) -> None:
+    """Row loops over the tile (or over the sub-box ``box`` = (lo, hi) C expressions per axis,
+    tile coordinates); contiguous rows of vector dtypes move TL_L lanes at a time."""
     r = len(shape)
     if r == 0:
         if load:
@@ -76,10 +79,21 @@ def _fast_rows(e: KernelEmitter, t: TensorRef, shape, tile: Tile, load: bool) ->
         else:
             e.line(f"{t.data}[0] = {_STORE[t.dtype].format(f'{tile.name}[0]')};")
         return
-    outer_idx, _ = _loops(e, shape[:-1])
-    last = shape[-1]
-    row = _addr(t, outer_idx + ["0"])
+    if box is None:
+        outer_idx, _ = _loops(e, shape[:-1])
+        first, last = "0", shape[-1]
+    else:
+        lo, hi = box
+        outer_idx = []
+        for a in range(r - 1):
+            i = e.fresh("i")
+            e.open(f"for (int64_t {i} = {lo[a]}; {i} < {hi[a]}; ++{i})")
+            outer_idx.append(i)
+        first, last = lo[-1], f"({hi[-1]} - {lo[-1]})"
+    row = _addr(t, outer_idx + [first])
     lin = " + ".join(f"{i} * {int(__import__('math').prod(shape[a + 1:]))}" for a, i in enumerate(outer_idx)) or "0"
+    if first != "0":
+        lin = f"{lin} + {first}"
     e.line(f"{'const ' if load else ''}{_ctype(t.dtype)}* const row = {t.data} + {row};")
     e.line(f"{'' if load else 'const '}{tile.ctype}* const tr = {tile.name} + {lin};")
     sl = t.stride[-1]
@@ -168,7 +182,8 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
         e.__dict__["dot_b_src"][id(op)] = (src, ld)
     else:
         e.open(f"if ({fast})")
-    _fast_then_edges(e, t, shape, out, checked, mask, load=True, stmt=lambda idx, lin, valid: (
+    _fast_then_edges(e, t, shape, out, checked, mask, load=True, fill=f"({out.ctype})({other})",
+                     stmt=lambda idx, lin, valid: (
         f"{out.name}[{lin}] = ({valid}) ? "
         f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});"))
 
@@ -189,14 +204,54 @@ def emit_store(e: KernelEmitter, op: ir.Op) -> None:
         f"if ({valid}) {t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};"))
 
 
-def _fast_then_edges(e: KernelEmitter, t: TensorRef, shape, buf, checked, mask, load: bool, stmt) -> None:
+def _edge_box(e: KernelEmitter, t: TensorRef, shape, checked) -> tuple[list[str], list[str]]:
+    """Per axis, the tile coordinates [lo, hi) that lie inside the tensor (an empty range when
+    none does): lo = clamp(-off, 0, S), hi = clamp(extent - off, lo, S); unchecked axes: [0, S)."""
+    lo, hi = [], []
+    for a, s in enumerate(shape):
+        if not checked[a]:
+            lo.append("0")
+            hi.append(str(s))
+            continue
+        l, h = e.fresh("lo"), e.fresh("hi")
+        off = t.off[a]
+        e.line(f"const int64_t {l} = {off} < 0 ? (-{off} < {s} ? -{off} : {s}) : 0;")
+        e.line(f"int64_t {h} = {t.shape[a]} - {off}; {h} = {h} < {l} ? {l} : ({h} > {s} ? {s} : {h});")
+        lo.append(l)
+        hi.append(h)
+    return lo, hi
+
+
+def _fill(e: KernelEmitter, buf: Tile, n: int, value: str) -> None:
+    """buf[0:n] = value, TL_L lanes at a time."""
+    from tlc.emit_c import lanes
+    q = e.fresh("q")
+    splat = lanes.SPLAT["i"].format(value) if buf.kind == "m" else lanes.SPLAT[buf.kind].format(value)
+    e.line(f"const {lanes.VEC[buf.kind]} fill = {splat};")
+    e.open(f"for (int64_t {q} = 0; {q} < {n}; {q} += TL_L)")
+    e.line(f"tl_st_{lanes.SUFFIX[buf.kind]}({buf.name} + {q}, fill, tl_lanes({n} - {q}));")
+    e.close()
+
+
+def _fast_then_edges(e: KernelEmitter, t: TensorRef, shape, buf, checked, mask, load: bool, stmt,
+                     fill: str | None = None) -> None:
     """Finishes an ``if (<tile in bounds>) {`` opened by the caller: the unmasked row copy, then
-    ``} else {`` the per-element path over ``shape``, whose statement ``stmt(idx, lin, valid)``
-    returns (``valid`` is the lane's bounds-and-mask condition); closes every block it opened."""
+    ``} else {`` the edge path: without a mask, ``fill`` (loads) and a row copy of the in-bounds
+    sub-box (so a 1-element tile of a 256-lane load costs one lane, not 256 tests); with a mask,
+    the per-element path over ``shape``, whose statement ``stmt(idx, lin, valid)`` returns
+    (``valid`` is the lane's bounds-and-mask condition). Closes every block it opened."""
     if mask is None:
         _fast_rows(e, t, shape, buf, load=load)
     e.close("} else {")
     e.depth += 1
+    if mask is None and shape:
+        # partly outside: `fill` everywhere (loads), then the in-bounds sub-box by rows
+        box = _edge_box(e, t, shape, checked)
+        if load:
+            _fill(e, buf, int(__import__("math").prod(shape)), fill)
+        _fast_rows(e, t, shape, buf, load=load, box=box)
+        e.close()
+        return
     idx, lin = _loops(e, shape)
     e.line(stmt(idx, lin, _lane_valid(t, idx, checked, mask, lin)))
     for _ in idx:

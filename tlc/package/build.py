@@ -22,7 +22,10 @@ from tlc.errors import PackageError
 from tlc.target import Variant
 
 INCLUDE_DIR = Path(__file__).resolve().parents[2] / "libtl_runtime" / "include"
-BASE_CFLAGS = ("-std=gnu11", "-O2", "-fPIC", "-nostdlib", "-ffreestanding", "-fno-builtin",
+# -fno-strict-aliasing: the workspace is reused by tiles of different dtypes (memory planning) and
+# tiles are bit-copied through float words, so type-based alias analysis would be unsound here
+# (it reordered an int32 tile's reload above the float-typed copy that produced it at -O2)
+BASE_CFLAGS = ("-std=gnu11", "-O2", "-fno-strict-aliasing", "-fPIC", "-nostdlib", "-ffreestanding", "-fno-builtin",
                "-fno-tree-loop-distribute-patterns", "-fvisibility=hidden", "-ffp-contract=off",
                "-fno-stack-protector", "-fno-asynchronous-unwind-tables", "-fno-ident")
 EXPORTED = "tl_bundle_query"
