@@ -40,10 +40,13 @@ def _run(kernel, ins, shape, dt_out, op, out, scalars=()):
     out = _out(out, shape, dt_out, op)
     if out.size == 0:
         return out
-    o2, wb = _writable_view(out, "2d")
+    target, finish = _o._overlap_safe(out, ins)
+    o2, wb = _writable_view(target, "2d")
     _launch(kernel, *[_to2d(np.broadcast_to(a, shape)) for a in ins], o2, *scalars)
     if wb:
         wb()
+    if finish:
+        finish()
     return out
 
 

@@ -78,7 +78,7 @@ _EW_CACHES: dict = {}
 _MISS = object()
 
 
-from tl._runtime import Package as _Package  # noqa: E402
+from tl._runtime import Package as _Package, TLError as _TLError  # noqa: E402
 
 
 def _launch(name: str, *args) -> None:
@@ -202,6 +202,20 @@ def _ew_kernel(op: str, dt):
 _ndarray = np.ndarray
 
 
+def _overlap_safe(out: np.ndarray, ins) -> tuple[np.ndarray, object]:
+    """(target, finish) for an elementwise op writing ``out``: ``out`` itself, unless it partly
+    overlaps an input (not the identical view), then a fresh buffer that ``finish()`` copies into
+    ``out``, so the result is as if every input were read before anything was written (NumPy's
+    semantics; the kernels refuse overlapping outputs)."""
+    oi = out.__array_interface__["data"][0]
+    for a in ins:
+        if isinstance(a, np.ndarray) and np.may_share_memory(out, a) and not (
+                a.__array_interface__["data"][0] == oi and a.shape == out.shape and a.strides == out.strides):
+            tmp = np.empty(out.shape, out.dtype)
+            return tmp, lambda: np.copyto(out, tmp)
+    return out, None
+
+
 def _binary_op(op: str, doc: str):
     """tl.ops.<op>(a, b, out=None). Fast path: a, b arrays of one float dtype and shape and out
     None or of that shape and dtype: the kernel gets (rows, cols) views in C (Kernel._call2d,
@@ -219,8 +233,12 @@ def _binary_op(op: str, doc: str):
                     res = np.empty(a.shape, a.dtype)
                     if k._call2d(a, b, res):
                         return res
-                elif type(out) is _ndarray and out.dtype is a.dtype and out.shape == a.shape and k._call2d(a, b, out):
-                    return out
+                elif type(out) is _ndarray and out.dtype is a.dtype and out.shape == a.shape:
+                    try:
+                        if k._call2d(a, b, out):
+                            return out
+                    except _TLError:    # e.g. out partly overlapping a or b: the general path copies
+                        pass
         return _binary(op, a, b, out)
     fn.__name__ = fn.__qualname__ = op
     fn.__doc__ = doc
@@ -252,10 +270,13 @@ def _binary(op: str, a, b, out):
             return out
         a2 = _to2d(np.broadcast_to(a, shape))
         b2 = _to2d(np.broadcast_to(b, shape))
-    o2, wb = _writable_view(out, "2d")
+    target, finish = _overlap_safe(out, (a, b))
+    o2, wb = _writable_view(target, "2d")
     _launch(f"{op}__DT_{da}", a2, b2, o2)
     if wb:
         wb()
+    if finish:
+        finish()
     return out
 
 
@@ -275,16 +296,23 @@ def _unary(kernel: str, op: str, x, out):
                 res = np.empty(x.shape, x.dtype)
                 if k._call2d(x, res):
                     return res
-            elif type(out) is _ndarray and out.dtype is x.dtype and out.shape == x.shape and k._call2d(x, out):
-                return out
+            elif type(out) is _ndarray and out.dtype is x.dtype and out.shape == x.shape:
+                try:
+                    if k._call2d(x, out):
+                        return out
+                except _TLError:        # e.g. out partly overlapping x: the general path copies
+                    pass
     x, dt = _arr(x, "x", op)
     out = _out(out, x.shape, dt, op)
     if out.size == 0:
         return out
-    o2, wb = _writable_view(out, "2d")
+    target, finish = _overlap_safe(out, (x,))
+    o2, wb = _writable_view(target, "2d")
     _launch(f"{kernel}__DT_{dt}", _to2d(x), o2)
     if wb:
         wb()
+    if finish:
+        finish()
     return out
 
 
