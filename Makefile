@@ -11,20 +11,23 @@ TLC := $(VENV)/bin/tlc
 BUILD := build
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-SYS_PKGS := libarchive-dev libjansson-dev libssl-dev pkg-config
+SYS_PKGS := libarchive-dev libjansson-dev libssl-dev pkg-config python3-dev
+# Python.h of $(PYTHON): tl/_fastcall.c (the C kernel-call path, built by pip install -e .) needs it
+HAVE_PY_H = $(PYTHON) -c "import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"
 
 .PHONY: all run test test-slow sysdeps venv runtime ops clean
 all: ops
 
-# System libraries the runtime links (Debian packages), installed only when missing.
+# System libraries the runtime links and the CPython headers (Debian packages), installed only when missing.
 sysdeps:
-	@if ! pkg-config --exists libarchive jansson libcrypto 2>/dev/null; then \
+	@if ! pkg-config --exists libarchive jansson libcrypto 2>/dev/null || ! $(HAVE_PY_H) 2>/dev/null; then \
 	  echo "installing $(SYS_PKGS)"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYS_PKGS); \
 	fi
 
-# A virtual environment that reuses system site-packages when they satisfy the pins.
-$(VENV)/.stamp: pyproject.toml
+# A virtual environment that reuses system site-packages when they satisfy the pins; the editable
+# install also builds the optional extension tl/_fastcall.c in place (setup.py).
+$(VENV)/.stamp: pyproject.toml setup.py tl/_fastcall.c | sysdeps
 	$(PYTHON) -m venv --system-site-packages $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@
@@ -111,26 +114,36 @@ bench: ops $(VENV)/.bench-stamp
 
 # Cross-architecture conformance (tests/cross/run_cross.py): the tests of tests/ops against the
 # aarch64 (NEON) and riscv64 (RVV at VLEN 128/256/512, scalar rv64gc) bundles of one
-# multi-architecture package, under qemu-user. Installs the cross toolchains and qemu when missing;
-# the arm64 multiarch -dev packages give the aarch64 driver the package reader (without them it
-# opens bare bundles). `make test-cross-quick` runs the subset covering every op.
-CROSS_PKGS := gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu clang qemu-user
-CROSS_ARM64_LIBS := libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64
+# multi-architecture package, under qemu-user, each driver opening the package with 2 runtime
+# threads. cross-deps installs the cross toolchains and qemu when missing; the arm64 multiarch
+# -dev packages (static libraries) give the aarch64 driver the package reader, and a riscv64
+# sysroot unpacked from Debian 13 (tests/cross/riscv64_sysroot.sh: Debian 12 has no riscv64
+# packages; downloaded once, verified against the signed index) gives it to the riscv64 one.
+# `make test-cross-quick` runs the subset covering every op (RVV at VLEN 128 and 512).
+CROSS_PKGS := gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu clang llvm qemu-user
+CROSS_ARM64_LIBS := libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 \
+  libbz2-dev:arm64 liblzma-dev:arm64 libzstd-dev:arm64 nettle-dev:arm64
+CROSS_RV_SYSROOT := $(BUILD)/cross/riscv64-sysroot
 .PHONY: cross-deps test-cross test-cross-quick
-cross-deps:
-	@if ! command -v aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc clang qemu-aarch64 qemu-riscv64 >/dev/null 2>&1; then \
+cross-deps: $(CROSS_RV_SYSROOT)/root/VERSIONS
+	@if ! command -v aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc clang llvm-objdump qemu-aarch64 qemu-riscv64 >/dev/null 2>&1; then \
 	  echo "installing $(CROSS_PKGS)"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_PKGS); \
 	fi
-	@if ! dpkg -s libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64 >/dev/null 2>&1; then \
+	@if ! dpkg -s $(CROSS_ARM64_LIBS) >/dev/null 2>&1; then \
 	  echo "installing $(CROSS_ARM64_LIBS) (multiarch)"; \
 	  ( $(SUDO) dpkg --add-architecture arm64 && $(SUDO) apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_ARM64_LIBS) ) \
 	  || echo "warning: arm64 multiarch libraries unavailable: the aarch64 driver opens bare bundles"; \
 	fi
 
+# the stamp is the list of unpacked packages; delete $(CROSS_RV_SYSROOT) to fetch current versions
+$(CROSS_RV_SYSROOT)/root/VERSIONS: tests/cross/riscv64_sysroot.sh
+	sh tests/cross/riscv64_sysroot.sh $(CROSS_RV_SYSROOT)
+
+CROSS_ARGS := --riscv64-sysroot $(CURDIR)/$(CROSS_RV_SYSROOT)/root --require-package
 test-cross: venv runtime cross-deps
-	$(PY) tests/cross/run_cross.py
+	$(PY) tests/cross/run_cross.py $(CROSS_ARGS)
 
 test-cross-quick: venv runtime cross-deps
-	$(PY) tests/cross/run_cross.py --quick
+	$(PY) tests/cross/run_cross.py --quick $(CROSS_ARGS)

@@ -6,8 +6,8 @@ references, tolerances) run unchanged against aarch64 and riscv64 bundles.
 binary, package or bundle path); one driver process serves every launch. ``pkg.NAME(*args)``
 writes each tensor argument to an .npy file (C-contiguous copy of its raw bytes), sends
 ``run NAME N t=<file> s=<scalar> ...``, and copies every tensor file back into the caller's array
-(strided views included). Launch errors raise :class:`EmulatedLaunchError` (a RuntimeError).
-``$TL_CROSS_XFAIL_CRASH`` (a reason) turns an emulator crash into pytest.xfail.
+(strided views included). Launch errors raise :class:`EmulatedLaunchError` (a RuntimeError); a
+kernel missing from the package raises tl's KernelNotFoundError, as the host package does.
 ``$TL_CROSS_LOG`` (optional) receives one launched kernel name per line, for coverage.
 """
 from __future__ import annotations
@@ -18,6 +18,8 @@ import tempfile
 import threading
 
 import numpy as np
+
+from tl._runtime import KernelNotFoundError
 
 
 class EmulatedLaunchError(RuntimeError):
@@ -45,9 +47,6 @@ class EmulatedPackage:
         self._proc.stdin.flush()
         answer = self._proc.stdout.readline()
         if not answer:
-            if os.environ.get("TL_CROSS_XFAIL_CRASH"):
-                import pytest    # a known emulator bug (see run_cross.py), reported as xfail
-                pytest.xfail(f"emulator crashed: {os.environ['TL_CROSS_XFAIL_CRASH']}")
             raise EmulatedLaunchError(f"driver exited (status {self._proc.poll()}): {' '.join(self.command)}")
         return answer.rstrip("\n")
 
@@ -87,6 +86,8 @@ class EmulatedPackage:
                 self._log.write(name + "\n")
                 self._log.flush()
             try:
+                if answer.startswith("err no kernel '"):     # as the host package: KernelNotFoundError
+                    raise KernelNotFoundError(answer[4:])
                 if answer != "ok":
                     raise EmulatedLaunchError(f"{name} on {self.variant}: {answer[4:] if answer.startswith('err ') else answer}")
                 for path, a in files:       # only what the kernel wrote (inputs may be read-only)
