@@ -15,12 +15,10 @@ the product is large enough to keep both threads busy. Instances: ``matmul__DT_f
 import tl
 
 
-@tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 128), c.shape[0]),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.bfloat16)])
-def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
-           DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 128,
-           BK: tl.constexpr = 128):
-    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j]."""
+@tl.func
+def matmul_tile(a, b, c, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """The BM x BN tile of c[z] = a[z] @ b[z] at program (row block, column block, z), in K steps
+    of BK (the shared body of every kernel here)."""
     i = tl.program_id(0) * BM
     j = tl.program_id(1) * BN
     z = tl.program_id(2)
@@ -30,6 +28,15 @@ def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3)
         bt = tl.reshape(tl.load(b + (z, k, j), (1, BK, BN)), (BK, BN))
         acc = tl.dot(at, bt, acc)
     tl.store(c + (z, i, j), tl.reshape(acc, (1, BM, BN)))
+
+
+@tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 128), c.shape[0]),
+           specializations=[dict(DT=tl.float32), dict(DT=tl.bfloat16)])
+def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
+           DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 128,
+           BK: tl.constexpr = 128):
+    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j]."""
+    matmul_tile(a, b, c, BM, BN, BK)
 
 
 @tl.kernel(grid=lambda a, b, c, BM: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], 256), c.shape[0]),
@@ -39,15 +46,7 @@ def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float3
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 8, BN: tl.constexpr = 256,
                 BK: tl.constexpr = 256):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] for few rows (BM of them per program)."""
-    i = tl.program_id(0) * BM
-    j = tl.program_id(1) * BN
-    z = tl.program_id(2)
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, a.shape[2], BK):
-        at = tl.reshape(tl.load(a + (z, i, k), (1, BM, BK)), (BM, BK))
-        bt = tl.reshape(tl.load(b + (z, k, j), (1, BK, BN)), (BK, BN))
-        acc = tl.dot(at, bt, acc)
-    tl.store(c + (z, i, j), tl.reshape(acc, (1, BM, BN)))
+    matmul_tile(a, b, c, BM, BN, BK)
 
 
 @tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 256), c.shape[0]),
@@ -56,13 +55,5 @@ def matmul_wide(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float3
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 256,
                 BK: tl.constexpr = 128):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in 256 x 256 tiles of c."""
-    i = tl.program_id(0) * BM
-    j = tl.program_id(1) * BN
-    z = tl.program_id(2)
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, a.shape[2], BK):
-        at = tl.reshape(tl.load(a + (z, i, k), (1, BM, BK)), (BM, BK))
-        bt = tl.reshape(tl.load(b + (z, k, j), (1, BK, BN)), (BK, BN))
-        acc = tl.dot(at, bt, acc)
-    tl.store(c + (z, i, j), tl.reshape(acc, (1, BM, BN)))
+    matmul_tile(a, b, c, BM, BN, BK)
 

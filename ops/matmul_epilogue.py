@@ -12,14 +12,10 @@ ACT: 0 none, 1 relu, 2 gelu (erf form), 3 gelu (tanh form, as x * sigmoid(2u)), 
 import tl
 
 
-@tl.kernel(grid=lambda a, w, bias, res, c: (tl.cdiv(c.shape[0], 256), tl.cdiv(c.shape[1], 128)),
-           specializations=[dict(ACT=0, RES=0), dict(ACT=0, RES=1), dict(ACT=1, RES=0), dict(ACT=1, RES=1),
-                            dict(ACT=2, RES=0), dict(ACT=2, RES=1), dict(ACT=3, RES=0), dict(ACT=3, RES=1),
-                            dict(ACT=4, RES=0), dict(ACT=4, RES=1)])
-def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
-           res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
-           RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 128, BK: tl.constexpr = 128):
-    """c = act(a @ w + bias) (+ res when RES == 1)."""
+@tl.func
+def linear_tile(a, w, bias, res, c, ACT: tl.constexpr, RES: tl.constexpr, BM: tl.constexpr,
+                BN: tl.constexpr, BK: tl.constexpr):
+    """The BM x BN tile of c = act(a @ w + bias) (+ res) at program (row block, column block)."""
     i = tl.program_id(0) * BM
     j = tl.program_id(1) * BN
     acc = tl.zeros((BM, BN), tl.float32)
@@ -37,6 +33,17 @@ def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.te
     if RES == 1:
         v = v + tl.load(res + (i, j), (BM, BN))
     tl.store(c + (i, j), v)
+
+
+@tl.kernel(grid=lambda a, w, bias, res, c: (tl.cdiv(c.shape[0], 256), tl.cdiv(c.shape[1], 128)),
+           specializations=[dict(ACT=0, RES=0), dict(ACT=0, RES=1), dict(ACT=1, RES=0), dict(ACT=1, RES=1),
+                            dict(ACT=2, RES=0), dict(ACT=2, RES=1), dict(ACT=3, RES=0), dict(ACT=3, RES=1),
+                            dict(ACT=4, RES=0), dict(ACT=4, RES=1)])
+def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
+           res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
+           RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 128, BK: tl.constexpr = 128):
+    """c = act(a @ w + bias) (+ res when RES == 1)."""
+    linear_tile(a, w, bias, res, c, ACT, RES, BM, BN, BK)
 
 
 @tl.kernel(grid=lambda a, w, bias, res, c: (tl.cdiv(c.shape[0], 256), tl.cdiv(c.shape[1], 256)),
@@ -47,20 +54,4 @@ def linear_wide(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: 
                 res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
                 RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 256, BK: tl.constexpr = 128):
     """``linear`` in 256 x 256 tiles of c (A copied half as often; same fma order)."""
-    i = tl.program_id(0) * BM
-    j = tl.program_id(1) * BN
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, a.shape[1], BK):
-        acc = tl.dot(tl.load(a + (i, k), (BM, BK)), tl.load(w + (k, j), (BK, BN)), acc)
-    v = acc + tl.load(bias + (j,), (BN,))[None, :]
-    if ACT == 1:
-        v = tl.maximum(v, 0.0)
-    if ACT == 2:
-        v = 0.5 * v * (1.0 + tl.erf(v * 0.7071067811865476))
-    if ACT == 3:
-        v = v * tl.sigmoid(1.5957691216057308 * (v + 0.044715 * v * v * v))
-    if ACT == 4:
-        v = v * tl.sigmoid(v)
-    if RES == 1:
-        v = v + tl.load(res + (i, j), (BM, BN))
-    tl.store(c + (i, j), v)
+    linear_tile(a, w, bias, res, c, ACT, RES, BM, BN, BK)
