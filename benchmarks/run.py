@@ -5,7 +5,8 @@ benchmarks/workloads.py on 1 and 2 threads with the contenders interleaved, and 
 benchmarks/BENCHMARKS.md (table), benchmarks/results.json (everything) and
 benchmarks/roofline.png. NumPy runs with OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE removed from this
 process's environment (the script re-executes itself without them, before NumPy loads), and
-OMP_WAIT_POLICY=PASSIVE is set so PyTorch's idle OpenMP workers do not spin between contenders.
+OMP_WAIT_POLICY=PASSIVE and OPENBLAS_THREAD_TIMEOUT=4 are set so neither PyTorch's OpenMP workers
+nor OpenBLAS's threads spin between contenders.
 """
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ import sys
 _STRIP = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 # PyTorch's OpenMP workers busy-wait after each op by default; interleaved with NumPy's and tl's
 # threads on 2 cores they would steal the other contenders' CPU. Passive waiting for everyone.
-_SET = {"OMP_WAIT_POLICY": "PASSIVE"}
+# OpenBLAS's own threads spin for about 2^28 cycles after each call: the contender timed right after
+# NumPy then ran its second thread on a busy core (measured: tl 2-thread 1024^3 matmul 188 GFLOP/s
+# right after np.matmul, 379 with OPENBLAS_THREAD_TIMEOUT=4; NumPy itself 399 vs 407 GFLOP/s).
+_SET = {"OMP_WAIT_POLICY": "PASSIVE", "OPENBLAS_THREAD_TIMEOUT": "4"}
 if __name__ == "__main__" and (any(k in os.environ for k in _STRIP)
                                or any(os.environ.get(k) != v for k, v in _SET.items())):
     env = {k: v for k, v in os.environ.items() if k not in _STRIP}
