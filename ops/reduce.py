@@ -1,4 +1,4 @@
-"""Row reductions over the last axis: row_sum, row_max, row_argmax.
+"""Row reductions over the last axis: row_sum, row_max, row_min, row_argmax, row_argmin.
 
 Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` handles empty
 inputs without launching); output ``out`` is rank 1 (R,). Each program reduces 4 rows (row_sum:
@@ -12,6 +12,8 @@ row_max   float32/float16/bfloat16/int32; NaN propagates (IEEE maximum). Padding
           filled with the chunk's first element, so no identity value is needed (C-12: never 0).
 row_argmax  same dtypes; int64 indices; the first index wins on ties; NaN counts as the
           maximum, first NaN wins (C-16, C-17).
+row_min / row_argmin  the same with min (float32/float16/bfloat16/int32/int64); NaN propagates /
+          counts as the minimum. All four share the @tl.func helpers below (LARGEST picks the side).
 Instances: ``row_<op>__DT_<dtype>``.
 """
 import tl
@@ -36,43 +38,86 @@ def row_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
     tl.store(out + (r,), tl.sum(tot, axis=1).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16),
-                            dict(DT=tl.int32)])
+@tl.func
+def chunk(x, r, c, n, cols, BR: tl.constexpr, BLOCK: tl.constexpr):
+    """x[r:r+BR, c:c+BLOCK] with the lanes past the row end repeating the chunk's first element
+    (so no identity value is needed, C-12); the edge test compares in int32."""
+    first = tl.load(x + (r, c), (BR, 1))
+    return tl.where((cols < tl.cast(min(n - c, BLOCK), tl.int32))[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
+
+
+@tl.func
+def row_extreme(x, out, LARGEST: tl.constexpr, BR: tl.constexpr, BLOCK: tl.constexpr):
+    """out[r:r+BR] = max (LARGEST) or min of each row; NaN propagates."""
+    r = tl.program_id(0) * BR
+    n = x.shape[1]
+    cols = tl.arange(0, BLOCK)
+    m = chunk(x, r, 0, n, cols, BR, BLOCK)
+    for c in range(BLOCK, n, BLOCK):
+        if LARGEST:
+            m = tl.maximum(m, chunk(x, r, c, n, cols, BR, BLOCK))
+        else:
+            m = tl.minimum(m, chunk(x, r, c, n, cols, BR, BLOCK))
+    if LARGEST:
+        tl.store(out + (r,), tl.max(m, axis=1))
+    else:
+        tl.store(out + (r,), tl.min(m, axis=1))
+
+
+@tl.func
+def chunk_best(t, LARGEST: tl.constexpr):
+    """(value, int64 index) of each row's max (LARGEST) or min in the chunk t; first index wins."""
+    if LARGEST:
+        v, i = tl.max(t, axis=1), tl.argmax(t, axis=1)
+    else:
+        v, i = tl.min(t, axis=1), tl.argmin(t, axis=1)
+    return v, i.to(tl.int64)
+
+
+@tl.func
+def row_arg_extreme(x, out, LARGEST: tl.constexpr, BR: tl.constexpr, BLOCK: tl.constexpr):
+    """out[r:r+BR] = first index of each row's max (LARGEST) or min; NaN counts as the extreme and
+    the first NaN wins (C-16, C-17)."""
+    r = tl.program_id(0) * BR
+    n = x.shape[1]
+    cols = tl.arange(0, BLOCK)
+    bv, bi = chunk_best(chunk(x, r, 0, n, cols, BR, BLOCK), LARGEST)
+    for c in range(BLOCK, n, BLOCK):
+        cv, ci = chunk_best(chunk(x, r, c, n, cols, BR, BLOCK), LARGEST)
+        better = cv > bv if LARGEST else cv < bv
+        upd = better | ((cv != cv) & (bv == bv))
+        bv = tl.where(upd, cv, bv)
+        bi = tl.where(upd, ci + c, bi)
+    tl.store(out + (r,), bi)
+
+
+_MAX_SPECS = [dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=tl.int32)]
+_MIN_SPECS = _MAX_SPECS + [dict(DT=tl.int64)]
+
+
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MAX_SPECS)
 def row_max(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = max_j x[i, j] (NaN propagates). Requires N >= 1."""
-    r = tl.program_id(0) * BR
-    n = x.shape[1]
-    cols = tl.arange(0, BLOCK)
-    first = tl.load(x + (r, 0), (BR, 1))
-    m = tl.where((cols < n)[None, :], tl.load(x + (r, 0), (BR, BLOCK)), first)
-    for c in range(BLOCK, n, BLOCK):
-        first = tl.load(x + (r, c), (BR, 1))
-        t = tl.where((cols < tl.cast(min(n - c, BLOCK), tl.int32))[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
-        m = tl.maximum(m, t)
-    tl.store(out + (r,), tl.max(m, axis=1))
+    row_extreme(x, out, 1, BR, BLOCK)
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16),
-                            dict(DT=tl.int32)])
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MIN_SPECS)
+def row_min(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
+            DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
+    """out[i] = min_j x[i, j] (NaN propagates). Requires N >= 1."""
+    row_extreme(x, out, 0, BR, BLOCK)
+
+
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MAX_SPECS)
 def row_argmax(x: tl.tensor(DT, 2), out: tl.tensor(tl.int64, 1),
                DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = first j with x[i, j] maximal (NaN is the maximum). Requires N >= 1."""
-    r = tl.program_id(0) * BR
-    n = x.shape[1]
-    cols = tl.arange(0, BLOCK)
-    first = tl.load(x + (r, 0), (BR, 1))
-    t = tl.where((cols < n)[None, :], tl.load(x + (r, 0), (BR, BLOCK)), first)
-    bv = tl.max(t, axis=1)
-    bi = tl.argmax(t, axis=1).to(tl.int64)
-    for c in range(BLOCK, n, BLOCK):
-        first = tl.load(x + (r, c), (BR, 1))
-        t = tl.where((cols < tl.cast(min(n - c, BLOCK), tl.int32))[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
-        cv = tl.max(t, axis=1)
-        ci = tl.argmax(t, axis=1).to(tl.int64) + c
-        upd = (cv > bv) | ((cv != cv) & (bv == bv))
-        bv = tl.where(upd, cv, bv)
-        bi = tl.where(upd, ci, bi)
-    tl.store(out + (r,), bi)
+    row_arg_extreme(x, out, 1, BR, BLOCK)
+
+
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MIN_SPECS)
+def row_argmin(x: tl.tensor(DT, 2), out: tl.tensor(tl.int64, 1),
+               DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
+    """out[i] = first j with x[i, j] minimal (NaN is the minimum). Requires N >= 1."""
+    row_arg_extreme(x, out, 0, BR, BLOCK)

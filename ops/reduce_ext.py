@@ -1,10 +1,8 @@
-"""Row reductions and scans over the last axis, beyond ops/reduce.py: row_min, row_argmin,
-row_prod, row_var (mean and variance), row_cumsum.
+"""Row reductions and scans over the last axis, beyond ops/reduce.py (which also has row_min and
+row_argmin): row_prod, row_var (mean and variance), row_cumsum.
 
 ``x``: rank-2 (R, N), any strides, N >= 1 (``tl.ops`` handles empty axes). Each program handles
 4 rows in 256-wide chunks with runtime loops over N = x.shape[1] (C-10).
-row_min / row_argmin  float32/float16/bfloat16/int32/int64; NaN propagates / is the minimum
-             (first NaN wins); ties: first index; padding lanes repeat the chunk's first element.
 row_prod     float32/float16/bfloat16, float32 product, one column per step.
 row_var      float32/float16/bfloat16: mean (R,) and var (R,) = sum((x - mean)^2) / (N - corr),
              two passes around a row shift (no E[x^2] - E[x]^2 cancellation, C-14).
@@ -13,48 +11,6 @@ row_cumsum   float32/float16/bfloat16 (float32 running sum) and int32/int64: out
 Instances: ``<kernel>__DT_<dt>``.
 """
 import tl
-
-
-@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=tl.int32),
- dict(DT=tl.int64)])
-def row_min(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
-            DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
-    """out[i] = min_j x[i, j] (NaN propagates)."""
-    r = tl.program_id(0) * BR
-    n = x.shape[1]
-    cols = tl.arange(0, BLOCK)
-    first = tl.load(x + (r, 0), (BR, 1))
-    m = tl.where((cols < n)[None, :], tl.load(x + (r, 0), (BR, BLOCK)), first)
-    for c in range(BLOCK, n, BLOCK):
-        first = tl.load(x + (r, c), (BR, 1))
-        t = tl.where((cols + c < n)[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
-        m = tl.minimum(m, t)
-    tl.store(out + (r,), tl.min(m, axis=1))
-
-
-@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=tl.int32),
- dict(DT=tl.int64)])
-def row_argmin(x: tl.tensor(DT, 2), out: tl.tensor(tl.int64, 1),
-               DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
-    """out[i] = first j with x[i, j] minimal (NaN is the minimum)."""
-    r = tl.program_id(0) * BR
-    n = x.shape[1]
-    cols = tl.arange(0, BLOCK)
-    first = tl.load(x + (r, 0), (BR, 1))
-    t = tl.where((cols < n)[None, :], tl.load(x + (r, 0), (BR, BLOCK)), first)
-    bv = tl.min(t, axis=1)
-    bi = tl.argmin(t, axis=1).to(tl.int64)
-    for c in range(BLOCK, n, BLOCK):
-        first = tl.load(x + (r, c), (BR, 1))
-        t = tl.where((cols + c < n)[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
-        cv = tl.min(t, axis=1)
-        ci = tl.argmin(t, axis=1).to(tl.int64) + c
-        upd = (cv < bv) | ((cv != cv) & (bv == bv))
-        bv = tl.where(upd, cv, bv)
-        bi = tl.where(upd, ci, bi)
-    tl.store(out + (r,), bi)
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),

@@ -55,76 +55,6 @@ def _unary(op, kop, x, out, a=0.0, b=0.0):
     return _run(f"unary__DT_{dt}__OP_{kop}", [x], x.shape, dt, op, out, (float(a), float(b)))
 
 
-def neg(x, out=None):
-    """-x."""
-    return _unary("neg", "neg", x, out)
-
-
-def abs(x, out=None):
-    """|x|."""
-    return _unary("abs", "abs", x, out)
-
-
-def sqrt(x, out=None):
-    """sqrt(x) (NaN for x < 0)."""
-    return _unary("sqrt", "sqrt", x, out)
-
-
-def rsqrt(x, out=None):
-    """1 / sqrt(x)."""
-    return _unary("rsqrt", "rsqrt", x, out)
-
-
-def log(x, out=None):
-    """Natural logarithm."""
-    return _unary("log", "log", x, out)
-
-
-def erf(x, out=None):
-    """Error function (tiny inputs keep full relative accuracy, C-05)."""
-    return _unary("erf", "erf", x, out)
-
-
-def floor(x, out=None):
-    """floor(x)."""
-    return _unary("floor", "floor", x, out)
-
-
-def ceil(x, out=None):
-    """ceil(x)."""
-    return _unary("ceil", "ceil", x, out)
-
-
-def round(x, out=None):
-    """Round half to even (NumPy/ONNX Round); the sign of zero is kept."""
-    return _unary("round", "round", x, out)
-
-
-def reciprocal(x, out=None):
-    """1 / x."""
-    return _unary("reciprocal", "reciprocal", x, out)
-
-
-def sign(x, out=None):
-    """-1, 0 or 1 (NaN stays NaN)."""
-    return _unary("sign", "sign", x, out)
-
-
-def softsign(x, out=None):
-    """x / (1 + |x|)."""
-    return _unary("softsign", "softsign", x, out)
-
-
-def softplus(x, out=None):
-    """log(1 + exp(x)), stable for large |x|."""
-    return _unary("softplus", "softplus", x, out)
-
-
-def hardswish(x, out=None):
-    """x * clamp(x + 3, 0, 6) / 6."""
-    return _unary("hardswish", "hardswish", x, out)
-
-
 def hardsigmoid(x, alpha: float = 0.2, beta: float = 0.5, out=None):
     """max(0, min(1, alpha * x + beta)) (ONNX defaults; PyTorch uses alpha=1/6)."""
     return _unary("hardsigmoid", "hardsigmoid", x, out, alpha, beta)
@@ -181,11 +111,6 @@ def clamp(x, min=None, max=None, out=None):
     return _unary("clamp", "clamp", x, out, lo, hi)
 
 
-def mish(x, out=None):
-    """x * tanh(softplus(x))."""
-    return _unary("mish", "mish", x, out)
-
-
 def thresholded_relu(x, alpha: float = 1.0, out=None):
     """x if x > alpha else 0."""
     return _unary("thresholded_relu", "thresholded_relu", x, out, alpha)
@@ -201,46 +126,6 @@ def _binary(op, a, b, out):
     return getattr(_o, op)(a, b, out=out)
 
 
-def pow(a, b, out=None):
-    """a ** b (float dtypes; C pow semantics: pow(x, 0) = 1, negative ** non-integer = NaN)."""
-    return _binary("pow", a, b, out)
-
-
-def maximum(a, b, out=None):
-    """IEEE maximum: NaN propagates, max(-0, +0) = +0 (floats and int32/int64)."""
-    return _binary("maximum", a, b, out)
-
-
-def minimum(a, b, out=None):
-    """IEEE minimum: NaN propagates, min(-0, +0) = -0 (floats and int32/int64)."""
-    return _binary("minimum", a, b, out)
-
-
-def floor_divide(a, b, out=None):
-    """floor(a / b) (Python //). ints: INT_MIN // -1 wraps; x // 0 is 0 (documented)."""
-    return _binary("floor_divide", a, b, out)
-
-
-def remainder(a, b, out=None):
-    """a - floor(a / b) * b: the sign of the divisor (Python %, torch.remainder). ints: x % 0 = 0."""
-    return _binary("remainder", a, b, out)
-
-
-def fmod(a, b, out=None):
-    """C fmod: the sign of the dividend (torch.fmod, ONNX Mod fmod=1)."""
-    return _binary("fmod", a, b, out)
-
-
-def trunc_divide(a, b, out=None):
-    """a / b truncated toward zero (C division). ints: x / 0 is 0 (documented)."""
-    return _binary("trunc_divide", a, b, out)
-
-
-def int_add(a, b, out=None):
-    """a + b for int32/int64 (wraps)."""
-    return _binary("add", a, b, out)
-
-
 # ----------------------------------------------------------------------------- compare, logic
 _WIDEN = {"float16": "float32", "bfloat16": "float32", "float32": "float32", "int32": "int32",
           "int64": "int64", "bool": "int32", "int8": "int32"}
@@ -252,36 +137,6 @@ def _compare(op, a, b, out):
     if w != dt:
         a, b = _o.cast(a, w), _o.cast(b, w)
     return _run(f"compare__DT_{w}__OP_{op}", [a, b], shape, "bool", op, out)
-
-
-def less(a, b, out=None):
-    """a < b (bool)."""
-    return _compare("lt", a, b, out)
-
-
-def less_equal(a, b, out=None):
-    """a <= b (bool)."""
-    return _compare("le", a, b, out)
-
-
-def greater(a, b, out=None):
-    """a > b (bool)."""
-    return _compare("gt", a, b, out)
-
-
-def greater_equal(a, b, out=None):
-    """a >= b (bool)."""
-    return _compare("ge", a, b, out)
-
-
-def equal(a, b, out=None):
-    """a == b (bool; NaN != NaN)."""
-    return _compare("eq", a, b, out)
-
-
-def not_equal(a, b, out=None):
-    """a != b (bool)."""
-    return _compare("ne", a, b, out)
 
 
 def isnan(x, out=None):
@@ -302,19 +157,66 @@ def _logical(op, a, b, out):
     return _run(f"logical__OP_{op}", [a, b], shape, "bool", op, out)
 
 
-def logical_and(a, b, out=None):
-    """a and b (bool)."""
-    return _logical("and", a, b, out)
+# ----------------------------------------------------------------------------- public entry points
+def _api(name: str, impl, kop: str, doc: str, nargs: int):
+    """The public op ``name(x, out=None)`` (nargs 1) or ``name(a, b, out=None)`` (nargs 2), which
+    calls ``impl`` with the kernel op ``kop``; its docstring is ``doc``."""
+    if nargs == 1:
+        def fn(x, out=None):
+            return impl(name, kop, x, out)
+    else:
+        def fn(a, b, out=None):
+            return impl(kop, a, b, out)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
 
 
-def logical_or(a, b, out=None):
-    """a or b (bool)."""
-    return _logical("or", a, b, out)
-
-
-def logical_xor(a, b, out=None):
-    """a xor b (bool)."""
-    return _logical("xor", a, b, out)
+# name -> (kernel op, docstring) of the ops that are one call of _unary/_binary/_compare/_logical
+_UNARY_API = {
+    "neg": ("neg", '-x.'),
+    "abs": ("abs", '|x|.'),
+    "sqrt": ("sqrt", 'sqrt(x) (NaN for x < 0).'),
+    "rsqrt": ("rsqrt", '1 / sqrt(x).'),
+    "log": ("log", 'Natural logarithm.'),
+    "erf": ("erf", 'Error function (tiny inputs keep full relative accuracy, C-05).'),
+    "floor": ("floor", 'floor(x).'),
+    "ceil": ("ceil", 'ceil(x).'),
+    "round": ("round", 'Round half to even (NumPy/ONNX Round); the sign of zero is kept.'),
+    "reciprocal": ("reciprocal", '1 / x.'),
+    "sign": ("sign", '-1, 0 or 1 (NaN stays NaN).'),
+    "softsign": ("softsign", 'x / (1 + |x|).'),
+    "softplus": ("softplus", 'log(1 + exp(x)), stable for large |x|.'),
+    "hardswish": ("hardswish", 'x * clamp(x + 3, 0, 6) / 6.'),
+    "mish": ("mish", 'x * tanh(softplus(x)).'),
+}
+_BINARY_API = {
+    "pow": ("pow", 'a ** b (float dtypes; C pow semantics: pow(x, 0) = 1, negative ** non-integer = NaN).'),
+    "maximum": ("maximum", 'IEEE maximum: NaN propagates, max(-0, +0) = +0 (floats and int32/int64).'),
+    "minimum": ("minimum", 'IEEE minimum: NaN propagates, min(-0, +0) = -0 (floats and int32/int64).'),
+    "floor_divide": ("floor_divide", 'floor(a / b) (Python //). ints: INT_MIN // -1 wraps; x // 0 is 0 (documented).'),
+    "remainder": ("remainder", 'a - floor(a / b) * b: the sign of the divisor (Python %, torch.remainder). ints: x % 0 = 0.'),
+    "fmod": ("fmod", 'C fmod: the sign of the dividend (torch.fmod, ONNX Mod fmod=1).'),
+    "trunc_divide": ("trunc_divide", 'a / b truncated toward zero (C division). ints: x / 0 is 0 (documented).'),
+    "int_add": ("add", 'a + b for int32/int64 (wraps).'),
+}
+_COMPARE_API = {
+    "less": ("lt", 'a < b (bool).'),
+    "less_equal": ("le", 'a <= b (bool).'),
+    "greater": ("gt", 'a > b (bool).'),
+    "greater_equal": ("ge", 'a >= b (bool).'),
+    "equal": ("eq", 'a == b (bool; NaN != NaN).'),
+    "not_equal": ("ne", 'a != b (bool).'),
+}
+_LOGICAL_API = {
+    "logical_and": ("and", 'a and b (bool).'),
+    "logical_or": ("or", 'a or b (bool).'),
+    "logical_xor": ("xor", 'a xor b (bool).'),
+}
+for _table, _impl, _n in ((_UNARY_API, _unary, 1), (_BINARY_API, _binary, 2), (_COMPARE_API, _compare, 2),
+                          (_LOGICAL_API, _logical, 2)):
+    for _name, (_kop, _doc) in _table.items():
+        globals()[_name] = _api(_name, _impl, _kop, _doc, _n)
 
 
 def logical_not(x, out=None):
