@@ -18,6 +18,15 @@ Instances: ``softmax0__DT_<dt>``, ``dropout__DT_<dt>``, ``softmax_t__ACC_<0|1>__
 import tl
 
 
+@tl.func
+def row_max_f32(x, r, n, BR: tl.constexpr, BLOCK: tl.constexpr):
+    """(BR, 1) float32 maximum of rows r..r+BR of x (-inf for an all -inf or empty row)."""
+    m = tl.full((BR, BLOCK), float("-inf"), tl.float32)
+    for c in range(0, n, BLOCK):
+        m = tl.maximum(m, tl.load(x + (r, c), (BR, BLOCK), other=float("-inf")).to(tl.float32))
+    return tl.max(m, axis=1, keepdims=True)
+
+
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def softmax0(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
@@ -25,10 +34,7 @@ def softmax0(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     """Row softmax; a row of all -inf gives zeros."""
     r = tl.program_id(0) * BR
     n = x.shape[1]
-    m = tl.full((BR, BLOCK), float("-inf"), tl.float32)
-    for c in range(0, n, BLOCK):
-        m = tl.maximum(m, tl.load(x + (r, c), (BR, BLOCK), other=float("-inf")).to(tl.float32))
-    mx = tl.max(m, axis=1, keepdims=True)
+    mx = row_max_f32(x, r, n, BR, BLOCK)
     dead = mx == float("-inf")
     ms = tl.where(dead, 0.0, mx)
     s = tl.zeros((BR, BLOCK), tl.float32)
@@ -50,10 +56,7 @@ def softmax_t(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), DT: tl.constexpr = tl.
     """Row softmax with every stage rounded to DT (ONNX Attention, softmax_precision unset)."""
     r = tl.program_id(0) * BR
     n = x.shape[1]
-    m = tl.full((BR, BLOCK), float("-inf"), tl.float32)
-    for c in range(0, n, BLOCK):
-        m = tl.maximum(m, tl.load(x + (r, c), (BR, BLOCK), other=float("-inf")).to(tl.float32))
-    mx = tl.max(m, axis=1, keepdims=True)
+    mx = row_max_f32(x, r, n, BR, BLOCK)
     ms = tl.where(mx == float("-inf"), 0.0, mx)
     if ACC == 0:
         s = tl.zeros((BR, BLOCK), tl.float32)

@@ -24,6 +24,33 @@ Instances (DT x D in {32, 64, 128} x CAUSAL x MASK):
 import tl
 
 
+@tl.func
+def scores(qt, k, mask, h, hk, i, j, D: tl.constexpr, MASK: tl.constexpr, BM: tl.constexpr,
+           BN: tl.constexpr):
+    """(BM, BN) float32 scores of the query block qt against key block j (plus the additive mask)."""
+    kt = tl.reshape(tl.load(k + (hk, 0, j), (1, D, BN)), (D, BN)).to(tl.float32)
+    s = tl.dot(qt, kt)
+    if MASK:
+        s = s + tl.reshape(tl.load(mask + (h, i, j), (1, BM, BN)), (BM, BN))
+    return s
+
+
+@tl.func
+def online_update(s, v, hk, j, m, l, acc, GUARD: tl.constexpr, D: tl.constexpr, BN: tl.constexpr):
+    """One online-softmax step (Milakov & Gimelshein 2018; Dao et al. 2022): the new running max,
+    normaliser and output accumulator after key block j with scores s. GUARD: rows whose scores
+    may all be -inf so far subtract 0 instead of -inf (no NaN from -inf - -inf)."""
+    mn = tl.maximum(m, tl.max(s, axis=1, keepdims=True))
+    base = mn
+    if GUARD:
+        base = tl.where(mn == float("-inf"), 0.0, mn)
+    p = tl.exp(s - base)
+    alpha = tl.exp(m - base)
+    l = l * alpha + tl.sum(p, axis=1, keepdims=True)
+    vt = tl.reshape(tl.load(v + (hk, j, 0), (1, BN, D)), (BN, D)).to(tl.float32)
+    return mn, l, tl.dot(p, vt, acc * alpha)
+
+
 @tl.kernel(grid=lambda q, k, v, mask, out, scale, group, coff: (tl.cdiv(q.shape[1], 64), q.shape[0]),
            specializations=[
                dict(DT=tl.float32, D=32, CAUSAL=0, MASK=0),
@@ -84,38 +111,16 @@ def flash_attention(q: tl.tensor(DT, 3), k: tl.tensor(DT, 3), v: tl.tensor(DT, 3
         lo = tl.minimum(tl.maximum(i + coff + 1, 0) // BN * BN, lo)
     # key blocks [0, lo): every key in range and visible to every row of the block
     for j in range(0, lo, BN):
-        kt = tl.reshape(tl.load(k + (hk, 0, j), (1, D, BN)), (D, BN)).to(tl.float32)
-        s = tl.dot(qt, kt)
-        if MASK:
-            s = s + tl.reshape(tl.load(mask + (h, i, j), (1, BM, BN)), (BM, BN))
-        mn = tl.maximum(m, tl.max(s, axis=1, keepdims=True))
-        base = mn
-        if MASK:
-            base = tl.where(mn == float("-inf"), 0.0, mn)
-        p = tl.exp(s - base)
-        alpha = tl.exp(m - base)
-        l = l * alpha + tl.sum(p, axis=1, keepdims=True)
-        vt = tl.reshape(tl.load(v + (hk, j, 0), (1, BN, D)), (BN, D)).to(tl.float32)
-        acc = tl.dot(p, vt, acc * alpha)
-        m = mn
+        s = scores(qt, k, mask, h, hk, i, j, D, MASK, BM, BN)
+        m, l, acc = online_update(s, v, hk, j, m, l, acc, MASK, D, BN)
     # the rest: the sequence tail and the causal diagonal, masked per element
     for j in range(lo, hi, BN):
-        kt = tl.reshape(tl.load(k + (hk, 0, j), (1, D, BN)), (D, BN)).to(tl.float32)
-        s = tl.dot(qt, kt)
+        s = scores(qt, k, mask, h, hk, i, j, D, MASK, BM, BN)
         cols = (tl.arange(0, BN).to(tl.int64) + j)[None, :]
-        if MASK:
-            s = s + tl.reshape(tl.load(mask + (h, i, j), (1, BM, BN)), (BM, BN))
         ok = cols < n
         if CAUSAL:
             ok = ok & (cols <= rows + coff)
         s = tl.where(ok, s, float("-inf"))
-        mn = tl.maximum(m, tl.max(s, axis=1, keepdims=True))
-        base = tl.where(mn == float("-inf"), 0.0, mn)
-        p = tl.exp(s - base)
-        alpha = tl.exp(m - base)
-        l = l * alpha + tl.sum(p, axis=1, keepdims=True)
-        vt = tl.reshape(tl.load(v + (hk, j, 0), (1, BN, D)), (BN, D)).to(tl.float32)
-        acc = tl.dot(p, vt, acc * alpha)
-        m = mn
+        m, l, acc = online_update(s, v, hk, j, m, l, acc, 1, D, BN)
     o = tl.where(l == 0.0, 0.0, acc / l)
     tl.store(out + (h, i, 0), tl.reshape(o, (1, BM, D)).to(DT))
