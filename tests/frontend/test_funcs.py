@@ -1,17 +1,16 @@
 """``@tl.func`` device functions: inlined calls give the same values as the body written inline
 (compiled and interpreted, against float64 NumPy), and every misuse is a located error."""
 import math
-import os
 import textwrap
 
 import numpy as np
 import pytest
 
 import tl
-from tlc.errors import TLCompileError
 from tlc.interp import interpret_file
-from tlc.package import pack
 from tlc.parse import parse_source
+
+from fe_helpers import assert_located, build_source
 
 SRC = textwrap.dedent('''
     import tl
@@ -70,17 +69,18 @@ def _reference(x):
 
 
 @pytest.fixture(scope="module")
-def src_file(tmp_path_factory):
-    p = tmp_path_factory.mktemp("funcs") / "funcs_kernels.py"
-    p.write_text(SRC)
-    return p
+def built(tmp_path_factory):
+    return build_source(tmp_path_factory, "funcs_kernels", SRC)
 
 
 @pytest.fixture(scope="module")
-def pkg(src_file, tmp_path_factory):
-    out = tmp_path_factory.mktemp("funcs_pkg") / "f.tlpkg"
-    pack.build_package([str(src_file)], "host", str(out), jobs=2, progress=False)
-    return tl.load(str(out))
+def src_file(built):
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def pkg(built):
+    return built[1]
 
 
 def _args(rng, rows):
@@ -165,14 +165,6 @@ ERRORS = [
 
 @pytest.mark.parametrize("name,body,line,col,msg", ERRORS, ids=[e[0] for e in ERRORS])
 def test_located_errors(name, body, line, col, msg):
-    src = HDR + body
-    with pytest.raises(TLCompileError) as ei:
-        parse_source(src, "t.py")
-    e = ei.value
-    assert msg in e.message, e.message
-    assert (e.loc.line, e.loc.col) == (line, col), str(e)
-    text = str(e)
-    assert text.splitlines()[1].strip() == src.splitlines()[line - 1].strip()
-    assert "Traceback" not in text
+    e = assert_located(HDR + body, line, col, msg)
     if name in ("body error", "callee scope"):
-        assert text.splitlines()[3] == "  in @tl.func `f`, called at t.py:9:5"
+        assert str(e).splitlines()[3] == "  in @tl.func `f`, called at t.py:9:5"

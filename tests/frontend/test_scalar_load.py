@@ -8,8 +8,9 @@ import pytest
 import tl
 from tlc.errors import TLCompileError
 from tlc.interp import interpret_file
-from tlc.package import pack
 from tlc.parse import parse_source
+
+from fe_helpers import build_source
 
 SRC = textwrap.dedent('''
     import tl
@@ -29,17 +30,18 @@ SRC = textwrap.dedent('''
 
 
 @pytest.fixture(scope="module")
-def src_file(tmp_path_factory):
-    p = tmp_path_factory.mktemp("sl") / "scalar_load.py"
-    p.write_text(SRC)
-    return p
+def built(tmp_path_factory):
+    return build_source(tmp_path_factory, "scalar_load", SRC)
 
 
 @pytest.fixture(scope="module")
-def pkg(src_file, tmp_path_factory):
-    out = tmp_path_factory.mktemp("sl_pkg") / "s.tlpkg"
-    pack.build_package([str(src_file)], "host", str(out), jobs=2, progress=False)
-    return tl.load(str(out))
+def src_file(built):
+    return built[0]
+
+
+@pytest.fixture(scope="module")
+def pkg(built):
+    return built[1]
 
 
 def _case(rng):
