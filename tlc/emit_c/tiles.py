@@ -1,5 +1,5 @@
 """Tile ops: elementwise loop nests (``fused`` and lone elementwise tile ops), splat,
-broadcast, full, arange, reduce, dot, reshape, trans.
+broadcast, full, arange, reduce, reshape, trans (``dot`` lives in dot.py).
 
 Loop nests: outer C loops over the non-vector axes, an inner vector loop over the collapsed
 trailing axes with TL_L lanes; the last partial vector goes through tl_ld_*/tl_st_* (zero-filled
@@ -247,6 +247,7 @@ def emit_tile_op(e: KernelEmitter, op: ir.Op) -> None:
     if oc == "reduce":
         return emit_reduce(e, op)
     if oc == "dot":
+        from tlc.emit_c.dot import emit_dot
         return emit_dot(e, op)
     raise KeyError(f"C emitter has no rule for op {oc!r} of type {op.type}")
 
@@ -322,86 +323,6 @@ def emit_reduce(e: KernelEmitter, op: ir.Op) -> None:
         e.line(f"tl_st_i({out.name} + {o} * {inner} + {j}, best, n);")
     else:
         e.line(f"tl_st_{sfx}({out.name} + {o} * {inner} + {j}, acc, n);")
-    e.close()
-    e.close()
-
-
-def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
-    """C[i, :] = acc[i, :] (or 0), then C[i, :] += A[i, k] * B[k, :] for k ascending, TL_L
-    columns per vector; float lanes use the table's fma (a true FMA on AVX2/AVX-512, a
-    multiply then an add on SSE2); int lanes wrap. Rows [0, M4) x columns [0, N2) run in
-    register blocks of 4 rows x 2 vectors; every element still sees the same k-ascending
-    sequence of operations, so blocked and plain parts are bit-identical."""
-    a, b = e.tile(op.operands[0]), e.tile(op.operands[1])
-    acc = e.tile(op.operands[2]) if op.attr("has_acc", False) else None
-    if acc is not None and id(op) in e.inplace:   # acc = dot(a, b, acc) in a loop: no copy
-        out = acc
-        e.names[id(op)] = acc
-    else:
-        out = e.result_tile(op)
-    M, K = a.type.shape
-    N = b.type.shape[1]
-    kind = out.kind
-    sfx, vt = lanes.SUFFIX[kind], lanes.VEC[kind]
-    L = e.lanes
-    M4, N2 = M // 4 * 4, N // (2 * L) * (2 * L)
-
-    def init(row: str, col: str, n: str) -> str:
-        if acc is None:
-            return lanes.SPLAT[kind].format("0")
-        v = f"tl_ld_{sfx}({acc.name} + ({row}) * {N} + {col}, {n})"
-        return lanes.cast(v, acc.type.dtype, out.type.dtype) if acc.kind != kind else v
-
-    def step(c: str, av: str, bv: str) -> str:
-        if kind == "f":
-            return f"{c} = tl_fma({av}, {bv}, {c});"
-        u = lanes.UNSIGNED[kind]
-        return f"{c} = ({vt})(({u}){c} + ({u}){av} * ({u}){bv});"
-
-    def finish(c: str) -> str:
-        if out.type.dtype in (DType.float16, DType.bfloat16):
-            return f"tl_v_round_{'f16' if out.type.dtype is DType.float16 else 'bf16'}({c})"
-        return c
-
-    uk = op.attr("ukernel", None)
-    if uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
-        from tlc.emit_asm import gemm
-        family, mr, nv = uk
-        bl = op.operands[1]
-        bl = bl.operands[0] if bl.opcode == "reshape" else bl
-        Nv = gemm.emit_dot(e, family, mr, nv, a.name, b.name, acc.name if acc is not None else None,
-                           out.name, M, K, N, b_src=e.__dict__.get("dot_b_src", {}).get(id(bl)))
-        M4, N2 = M, Nv     # the generic loops below cover columns [Nv, N) only
-    elif M4 and N2:
-        i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
-        e.open(f"for (int64_t {i} = 0; {i} < {M4}; {i} += 4)")
-        e.open(f"for (int64_t {j} = 0; {j} < {N2}; {j} += 2 * TL_L)")
-        for r in range(4):
-            for h in range(2):
-                e.line(f"{vt} c{r}{h} = {init(f'{i} + {r}', f'{j} + {h} * TL_L', 'TL_L')};")
-        e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
-        e.line(f"const {vt} b0 = tl_ld_{sfx}({b.name} + {kk} * {N} + {j}, TL_L);")
-        e.line(f"const {vt} b1 = tl_ld_{sfx}({b.name} + {kk} * {N} + {j} + TL_L, TL_L);")
-        for r in range(4):
-            e.line(f"const {vt} a{r} = {lanes.SPLAT[kind].format(f'{a.name}[({i} + {r}) * {K} + {kk}]')};")
-            e.line(step(f"c{r}0", f"a{r}", "b0") + " " + step(f"c{r}1", f"a{r}", "b1"))
-        e.close()
-        for r in range(4):
-            for h in range(2):
-                e.line(f"tl_st_{sfx}({out.name} + ({i} + {r}) * {N} + {j} + {h} * TL_L, {finish(f'c{r}{h}')}, TL_L);")
-        e.close()
-        e.close()
-    i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")
-    e.open(f"for (int64_t {i} = 0; {i} < {M}; ++{i})")
-    start = f"({i} < {M4} ? {N2} : 0)" if M4 and N2 else "0"
-    e.open(f"for (int64_t {j} = {start}; {j} < {N}; {j} += TL_L)")
-    e.line(f"const int64_t n = tl_lanes({N} - {j});")
-    e.line(f"{vt} c = {init(i, j, 'n')};")
-    e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
-    av = lanes.SPLAT[kind].format(f"{a.name}[{i} * {K} + {kk}]")
-    e.line(step("c", av, f"tl_ld_{sfx}({b.name} + {kk} * {N} + {j}, n)"))
-    e.close()
-    e.line(f"tl_st_{sfx}({out.name} + {i} * {N} + {j}, {finish('c')}, n);")
     e.close()
     e.close()
 
