@@ -103,7 +103,7 @@ OPS_LIST = [
     _tr("celu", "Celu", "aten::celu", lambda x: np.maximum(x, 0) + np.minimum(np.expm1(x), 0)),
     _tr("mish", "Mish", "aten::mish", lambda x: x * np.tanh(_SP(x))),
     _tr("thresholded_relu", "ThresholdedRelu", "", lambda x: np.where(x > 1.0, x, 0)),
-    OpInfo("swiglu", "activation/math", "", "silu(gate) * up", F, ("silu", "mul")),
+    OpInfo("swiglu", "activation/math", "SwiGLU", "silu(gate) * up", F, ("silu", "mul")),
     OpInfo("dropout", "activation/math", "Dropout", "aten::dropout", F, ("dropout",)),
     # softmax / attention / loss
     OpInfo("softmax", "softmax/attention", "Softmax", "aten::softmax", F, ("softmax",)),
@@ -112,6 +112,8 @@ OPS_LIST = [
            "aten::scaled_dot_product_attention", F, ("flash_attention", "matmul", "softmax0", "where", "mul")),
     OpInfo("cross_entropy", "softmax/attention", "SoftmaxCrossEntropyLoss", "aten::cross_entropy_loss", F,
            ("log_softmax", "take_cols", "mul", "row_sum")),
+    OpInfo("nll_loss", "softmax/attention", "NegativeLogLikelihoodLoss", "aten::nll_loss_nd", F,
+           ("take_cols", "mul", "row_sum")),
     # matmul family
     OpInfo("matmul", "matmul", "MatMul", "aten::matmul", ("float32", "bfloat16"), ("matmul",), np.matmul),
     OpInfo("mm", "matmul", "MatMul", "aten::mm", F, ("matmul", "cast"), np.matmul),

@@ -588,6 +588,7 @@ from tl._ops_data import *  # noqa: E402,F401,F403
 from tl._ops_reduce import *  # noqa: E402,F401,F403
 from tl._ops_nn import *  # noqa: E402,F401,F403
 from tl._ops_sort import *  # noqa: E402,F401,F403
+from tl._ops_loss import *  # noqa: E402,F401,F403
 
 
 _ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}
@@ -702,7 +703,7 @@ _NOT_ELEMENTWISE = (
     "var", "cumsum", "argsort", "sort", "topk", "mm", "bmm", "gemm", "baddbmm", "conv2d",
     "conv_transpose2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm",
     "layer_norm_axis", "rms_norm_axis", "add_rms_norm", "add_layer_norm", "swiglu",
-    "scaled_dot_product_attention", "cross_entropy", "rotary_embedding", "one_hot", "full")
+    "scaled_dot_product_attention", "cross_entropy", "nll_loss", "rotary_embedding", "one_hot", "full")
 
 
 def _wrap_not_elementwise() -> None:

@@ -392,6 +392,60 @@ def _attention(i, a, n):
     return [y, k, v, qk][:n]
 
 
+def _red(a):
+    r = a.get("reduction", b"mean")
+    return r.decode() if isinstance(r, bytes) else r
+
+
+def _nll(i, a, n):
+    w = i[2] if len(i) > 2 and i[2] is not None else None
+    return T.nll_loss(i[0], i[1], w, a.get("ignore_index"), _red(a))
+
+
+def _sce(i, a, n):
+    w = i[2] if len(i) > 2 and i[2] is not None else None
+    lp = T.log_softmax(i[0], axis=1)
+    loss = T.nll_loss(lp, i[1], w, a.get("ignore_index"), _red(a))
+    return [loss, lp][:n]
+
+
+def _swish_alpha(x, alpha):
+    """x * sigmoid(alpha * x) rounded like ONNX's reference (sigmoid in x's dtype)."""
+    return T.mul(x, T.sigmoid(T.mul(x, np.asarray(alpha, x.dtype))))
+
+
+def _swiglu(i, a, n):
+    alpha = float(a.get("alpha", 1.0))
+    return T.mul(_swish_alpha(i[0], alpha), i[1])
+
+
+def _rotary(i, a, n):
+    """ONNX RotaryEmbedding (opset 23) through tl.ops.rotary_embedding: x (B, H, S, D) or
+    (B, S, H * D) with num_heads; cos/sin caches (P, R/2) indexed by position_ids (B, S), or
+    (B, S, R/2) without them; only the first R = rotary_embedding_dim lanes rotate."""
+    x, cos, sin = i[0], i[1], i[2]
+    pos = i[3] if len(i) > 3 and i[3] is not None else None
+    if pos is not None:
+        cos, sin = T.gather(cos, pos, 0), T.gather(sin, pos, 0)
+    three = x.ndim == 3
+    if three:
+        h = int(a.get("num_heads", 0))
+        if h <= 0:
+            _skip("3-D RotaryEmbedding input without num_heads")
+        b, s, hid = x.shape
+        x = np.transpose(x.reshape(b, s, h, hid // h), (0, 2, 1, 3))
+    d = x.shape[-1]
+    r = int(a.get("rotary_embedding_dim", 0)) or d
+    cos, sin = cos[:, None], sin[:, None]          # (B, 1, S, R/2) against (B, H, S, R/2)
+    inter = bool(a.get("interleaved", 0))
+    y = T.rotary_embedding(x[..., :r], cos, sin, interleaved=inter)
+    if r < d:
+        y = T.cat([y, x[..., r:]], axis=-1)
+    if three:
+        y = T.contiguous(np.transpose(y, (0, 2, 1, 3))).reshape(b, s, hid)
+    return y
+
+
 MAP = {
     "Abs": _u(T.abs), "Neg": _u(T.neg), "Sqrt": _u(T.sqrt), "Exp": _u(T.exp), "Log": _u(T.log),
     "Reciprocal": _u(T.reciprocal), "Floor": _u(T.floor), "Ceil": _u(T.ceil), "Round": _u(T.round),
@@ -429,5 +483,7 @@ MAP = {
     "ScatterElements": _scatter_el, "OneHot": _onehot, "Trilu": _trilu, "Range": _range,
     "Identity": _u(T.contiguous), "Flatten": _flatten, "Reshape": _reshape,
     "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Dropout": _dropout, "Attention": _attention,
-    "TopK": _topk,
+    "TopK": _topk, "NegativeLogLikelihoodLoss": _nll, "SoftmaxCrossEntropyLoss": _sce,
+    "Swish": lambda i, a, n: _swish_alpha(i[0], float(a.get("alpha", 1.0))), "SwiGLU": _swiglu,
+    "RotaryEmbedding": _rotary,
 }

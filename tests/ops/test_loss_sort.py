@@ -131,3 +131,41 @@ def test_topk_ties_lower_index_first(rng_seed, largest):
     assert v0.shape == (4, 0) and i0.shape == (4, 0)
     with pytest.raises(ValueError):
         ops.topk(x, 201)
+
+
+@pytest.mark.parametrize("shape", [(6, 7), (3, 4, 2, 3), (2, 5, 0)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_against_torch(rng_seed, shape, reduction, weighted):
+    """nll_loss on log-probabilities (with an ignored target) against torch's nll_loss; float32
+    sums, rtol 1e-5. The empty case: 'mean' of nothing is NaN, like torch."""
+    rng, seed = rng_seed
+    c = shape[1]
+    x = np.log(rng.dirichlet(np.ones(c), shape[:1] + shape[2:])).astype(np.float32)
+    x = np.ascontiguousarray(np.moveaxis(x, -1, 1))
+    t = rng.integers(0, c, (shape[0],) + shape[2:]).astype(np.int64)
+    if t.size > 1:
+        t.reshape(-1)[1] = -100
+    kw = dict(reduction=reduction)
+    if weighted:
+        kw["weight"] = rng.uniform(0.5, 2.0, c).astype(np.float32)
+    got = np.asarray(ops.nll_loss(x, t, **kw), np.float64)
+    tkw = {k: torch.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    ref = F.nll_loss(torch.from_numpy(x), torch.from_numpy(t), **tkw).numpy()
+    assert got.shape == ref.shape, f"seed {seed}"
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6, err_msg=f"seed {seed}")
+
+
+def test_nll_loss_errors_name_the_argument():
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(ValueError, match="target class out of range"):
+        ops.nll_loss(x, np.array([0, 4, 1]))
+    with pytest.raises(ValueError, match="target shape"):
+        ops.nll_loss(x, np.array([0, 1]))
+    with pytest.raises(ValueError, match="reduction"):
+        ops.nll_loss(x, np.array([0, 1, 2]), reduction="avg")
+    with pytest.raises(ValueError, match="weight"):
+        ops.nll_loss(x, np.array([0, 1, 2]), weight=np.ones(3, np.float32))
+    # ignore_index=None ignores nothing; -100 then is out of range
+    with pytest.raises(ValueError, match="out of range"):
+        ops.nll_loss(x, np.array([0, -100, 2]), ignore_index=None)
