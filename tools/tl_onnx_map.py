@@ -446,6 +446,33 @@ def _rotary(i, a, n):
     return y
 
 
+def _str(a, key, default):
+    v = a.get(key, default)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _instnorm(i, a, n):
+    return T.instance_norm(i[0], i[1], i[2], float(a.get("epsilon", 1e-5)))
+
+
+def _groupnorm(i, a, n):
+    return T.group_norm(i[0], int(a["num_groups"]), i[1], i[2], float(a.get("epsilon", 1e-5)))
+
+
+def _eyelike(i, a, n):
+    from onnx import helper
+    dt = helper.tensor_dtype_to_np_dtype(a["dtype"]) if "dtype" in a else i[0].dtype
+    if i[0].ndim != 2:
+        _skip("EyeLike of a non-2-D tensor")
+    return T.eye(i[0].shape[0], i[0].shape[1], int(a.get("k", 0)), dt)
+
+
+def _constant_of_shape(i, a, n):
+    from onnx import numpy_helper
+    v = numpy_helper.to_array(a["value"]) if "value" in a else np.zeros(1, np.float32)
+    return T.full([int(d) for d in i[0]], v.reshape(-1)[0], v.dtype)
+
+
 MAP = {
     "Abs": _u(T.abs), "Neg": _u(T.neg), "Sqrt": _u(T.sqrt), "Exp": _u(T.exp), "Log": _u(T.log),
     "Reciprocal": _u(T.reciprocal), "Floor": _u(T.floor), "Ceil": _u(T.ceil), "Round": _u(T.round),
@@ -486,4 +513,17 @@ MAP = {
     "TopK": _topk, "NegativeLogLikelihoodLoss": _nll, "SoftmaxCrossEntropyLoss": _sce,
     "Swish": lambda i, a, n: _swish_alpha(i[0], float(a.get("alpha", 1.0))), "SwiGLU": _swiglu,
     "RotaryEmbedding": _rotary,
+    "ReduceL1": _reduce(T.reduce_l1), "ReduceL2": _reduce(T.reduce_l2),
+    "ReduceSumSquare": _reduce(T.reduce_sum_square), "ReduceLogSum": _reduce(T.reduce_log_sum),
+    "ReduceLogSumExp": _reduce(T.logsumexp),
+    "InstanceNormalization": _instnorm, "GroupNormalization": _groupnorm,
+    "LpNormalization": lambda i, a, n: T.lp_normalize(i[0], int(a.get("p", 2)), int(a.get("axis", -1))),
+    "MeanVarianceNormalization": lambda i, a, n: T.mean_variance_normalization(i[0], a.get("axes", (0, 2, 3))),
+    "PRelu": lambda i, a, n: T.prelu(i[0], i[1]),
+    "Shrink": lambda i, a, n: T.shrink(i[0], float(a.get("lambd", 0.5)), float(a.get("bias", 0.0))),
+    "Hardmax": lambda i, a, n: T.hardmax(i[0], int(a.get("axis", -1))),
+    "DepthToSpace": lambda i, a, n: T.depth_to_space(i[0], int(a["blocksize"]), _str(a, "mode", "DCR")),
+    "SpaceToDepth": lambda i, a, n: T.space_to_depth(i[0], int(a["blocksize"]), _str(a, "mode", "DCR")),
+    "EyeLike": _eyelike, "ConstantOfShape": _constant_of_shape,
+    "CastLike": lambda i, a, n: T.cast(i[0], i[1].dtype),
 }
