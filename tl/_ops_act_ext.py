@@ -24,11 +24,13 @@ def prelu(x, slope):
 
 
 def shrink(x, lambd: float = 0.5, bias: float = 0.0):
-    """x + bias where x < -lambd, x - bias where x > lambd, else 0."""
+    """x + bias where x < -lambd, x - bias where x > lambd, else 0; NaN stays NaN (like torch's
+    hardshrink/softshrink; ONNX's reference maps NaN to 0, its spec says nothing of NaN)."""
     x = np.asarray(x)
     lam, b, zero = (np.asarray(v, x.dtype) for v in (lambd, bias, 0))
     hi = _o.where(_o.greater(x, lam), _o.sub(x, b), zero)
-    return _o.where(_o.less(x, _o.neg(lam)), _o.add(x, b), hi)
+    y = _o.where(_o.less(x, _o.neg(lam)), _o.add(x, b), hi)
+    return _o.where(_o.isnan(x), x, y) if x.dtype.kind == "f" or x.dtype.name == "bfloat16" else y
 
 
 def hardmax(x, axis: int = -1):
@@ -42,3 +44,56 @@ def hardmax(x, axis: int = -1):
 
 
 __all__ = ["prelu", "shrink", "hardmax"]
+
+
+# ----------------------------------------------------------------------------- torch.nn.functional aliases
+def relu6(x):
+    """min(max(x, 0), 6) (torch.nn.functional.relu6)."""
+    return _o.clamp(x, 0.0, 6.0)
+
+
+def hardtanh(x, min_val: float = -1.0, max_val: float = 1.0):
+    """min(max(x, min_val), max_val) (torch.nn.functional.hardtanh)."""
+    if min_val > max_val:
+        raise ValueError(f"tl.ops.hardtanh: min_val {min_val} > max_val {max_val}")
+    return _o.clamp(x, min_val, max_val)
+
+
+def log_sigmoid(x):
+    """log(sigmoid(x)) = -softplus(-x) (torch.nn.functional.logsigmoid)."""
+    return _o.neg(_o.softplus(_o.neg(x)))
+
+
+def tanhshrink(x):
+    """x - tanh(x)."""
+    return _o.sub(x, _o.tanh(x))
+
+
+def softshrink(x, lambd: float = 0.5):
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    if lambd < 0:
+        raise ValueError(f"tl.ops.softshrink: lambd must be >= 0, got {lambd}")
+    return shrink(x, lambd, lambd)
+
+
+def hardshrink(x, lambd: float = 0.5):
+    """x where |x| > lambd, else 0."""
+    return shrink(x, lambd, 0.0)
+
+
+def glu(x, axis: int = -1):
+    """a * sigmoid(b) with (a, b) the two halves of x along ``axis`` (even size)."""
+    x = np.asarray(x)
+    ax = int(axis) % x.ndim
+    if x.shape[ax] % 2:
+        raise ValueError(f"tl.ops.glu: axis {axis} of x has odd size {x.shape[ax]}")
+    a, b = _o.split(x, 2, ax)
+    return _o.mul(a, _o.sigmoid(b))
+
+
+def softmin(x, axis: int = -1):
+    """softmax(-x) along ``axis``."""
+    return _o.softmax(_o.neg(x), axis)
+
+
+__all__ += ["relu6", "hardtanh", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "glu", "softmin"]

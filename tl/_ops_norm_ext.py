@@ -59,15 +59,18 @@ def group_norm(x, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
     return _affine(y, weight, bias, x.shape[1], max(x.ndim, 2), "group_norm")
 
 
+def _lp_norm(x, p, axis, keepdims, op):
+    """||x||_p along ``axis`` for p = 1 or 2 (float32 sums)."""
+    if p not in (1, 2):
+        raise ValueError(f"tl.ops.{op}: p must be 1 or 2, got {p}")
+    n = reduce_sum(_o.abs(x) if p == 1 else _o.mul(x, x), axis, keepdims=keepdims)
+    return _o.sqrt(n) if p == 2 else n
+
+
 def lp_normalize(x, p: int = 2, axis: int = -1):
     """x / ||x||_p along ``axis`` (p = 1 or 2); a zero norm gives 0 (ONNX LpNormalization)."""
     x = np.asarray(x)
-    if p not in (1, 2):
-        raise ValueError(f"tl.ops.lp_normalize: p must be 1 or 2, got {p}")
-    v = _o.abs(x) if p == 1 else _o.mul(x, x)
-    n = reduce_sum(v, axis, keepdims=True)
-    if p == 2:
-        n = _o.sqrt(n)
+    n = _lp_norm(x, p, axis, True, "lp_normalize")
     zero = np.zeros((), x.dtype)
     return _o.where(_o.equal(n, zero), zero, _o.div(x, n))
 
@@ -85,3 +88,30 @@ def mean_variance_normalization(x, axes=(0, 2, 3)):
 
 
 __all__ = ["instance_norm", "group_norm", "lp_normalize", "mean_variance_normalization"]
+
+
+# ----------------------------------------------------------------------------- torch.nn.functional vector norms
+def normalize(x, p: float = 2.0, axis: int = 1, eps: float = 1e-12):
+    """x / max(||x||_p, eps) along ``axis`` (torch.nn.functional.normalize; p = 1 or 2)."""
+    x = np.asarray(x)
+    n = _lp_norm(x, p, axis, True, "normalize")
+    return _o.div(x, _o.maximum(n, np.asarray(eps, x.dtype)))
+
+
+def cosine_similarity(x1, x2, axis: int = 1, eps: float = 1e-8):
+    """sum(x1 x2) / sqrt(max(sum(x1^2) sum(x2^2), eps^2)) along ``axis`` (torch's form);
+    x1 and x2 broadcast."""
+    a, b = np.asarray(x1), np.asarray(x2)
+    w = reduce_sum(_o.mul(a, b), axis)
+    n = _o.mul(reduce_sum(_o.mul(a, a), axis), reduce_sum(_o.mul(b, b), axis))
+    return _o.div(w, _o.sqrt(_o.maximum(n, np.asarray(eps * eps, w.dtype))))
+
+
+def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
+    """||x1 - x2 + eps||_p over the last axis (p = 1 or 2)."""
+    a, b = np.asarray(x1), np.asarray(x2)
+    d = _o.add(_o.sub(a, b), np.asarray(eps, a.dtype))
+    return _lp_norm(d, p, -1, keepdim, "pairwise_distance")
+
+
+__all__ += ["normalize", "cosine_similarity", "pairwise_distance"]

@@ -1,8 +1,7 @@
 """Norm-like reductions composed from the library's kernels (ONNX ReduceL1, ReduceL2,
 ReduceSumSquare, ReduceLogSum, ReduceLogSumExp; torch.linalg.vector_norm ord 1/2, torch.logsumexp).
 
-x: any shape, float32/float16/bfloat16 (reduce_l1 and reduce_sum_square also int32/int64, as
-their kernels allow); ``axis``: None (all), an int or a tuple; ``keepdims`` as NumPy. Sums
+x: any shape, float32/float16/bfloat16 (count_nonzero, reduce_all, reduce_any: any dtype); ``axis``: None (all), an int or a tuple; ``keepdims`` as NumPy. Sums
 accumulate in float32 (row_sum). Errors: the primitives' TypeError/ValueError naming the argument.
 """
 from __future__ import annotations
@@ -53,4 +52,60 @@ def logsumexp(x, axis=None, keepdims=False):
     return r
 
 
-__all__ = ["reduce_l1", "reduce_sum_square", "reduce_l2", "reduce_log_sum", "logsumexp"]
+def std(x, axis=None, correction: int = 0, keepdims=False):
+    """sqrt(var(x)) with ``correction`` as tl.ops.var (0 = population, NumPy's default; torch.std
+    defaults to 1)."""
+    return _o.sqrt(_o.var(x, axis, correction, keepdims))
+
+
+def std_mean(x, axis=None, correction: int = 0, keepdims=False):
+    """(std, mean) in one var_mean pass."""
+    v, m = _o.var_mean(x, axis, correction, keepdims)
+    return _o.sqrt(v), m
+
+
+def _nonzero_as(x, dtype):
+    x = np.asarray(x)
+    return _o.cast(_o.not_equal(x, np.zeros((), x.dtype)) if x.dtype != np.bool_ else x, dtype)
+
+
+_EXACT = 1 << 24          # float32 counts are exact below 2^24
+
+
+def count_nonzero(x, axis=None, keepdims=False):
+    """Number of non-zero elements (NaN counts) as int64: float32 sums of 0/1 over pieces of
+    fewer than 2^24 elements (exact), added in int64."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else tuple(int(a) % x.ndim for a in np.atleast_1d(axis))
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    f = _nonzero_as(x, np.float32)
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    rows = _o.permute(f, rest + axes).reshape(-1, n) if x.size else np.zeros((0, n), np.float32)
+    tot = np.zeros(rows.shape[0], np.int64)
+    for lo in range(0, n, _EXACT - 1):
+        piece = rows[:, lo:lo + _EXACT - 1]
+        tot += np.asarray(reduce_sum(piece, 1)).astype(np.int64) if rows.shape[0] else 0
+    shape = tuple(1 if a in axes else x.shape[a] for a in range(x.ndim)) if keepdims else \
+        tuple(x.shape[a] for a in rest)
+    return tot.reshape(shape)
+
+
+def reduce_all(x, axis=None, keepdims=False):
+    """True where every element along ``axis`` is non-zero (True over an empty set; torch.all,
+    named like reduce_sum so that it does not shadow Python's builtin in star imports)."""
+    x = np.asarray(x)
+    if x.size == 0:
+        return np.all(x, axis=axis, keepdims=keepdims)
+    return _o.cast(_o.amin(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
+
+
+def reduce_any(x, axis=None, keepdims=False):
+    """True where some element along ``axis`` is non-zero (False over an empty set)."""
+    x = np.asarray(x)
+    if x.size == 0:
+        return np.any(x, axis=axis, keepdims=keepdims)
+    return _o.cast(amax(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
+
+
+__all__ = ["reduce_l1", "reduce_sum_square", "reduce_l2", "reduce_log_sum", "logsumexp", "std", "std_mean",
+           "count_nonzero", "reduce_all", "reduce_any"]

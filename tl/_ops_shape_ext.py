@@ -64,3 +64,94 @@ def eye(n: int, m: int | None = None, k: int = 0, dtype=np.float32):
 
 
 __all__ = ["depth_to_space", "space_to_depth", "eye"]
+
+
+# ----------------------------------------------------------------------------- torch-style views and copies
+def flatten(x, start_axis: int = 0, end_axis: int = -1):
+    """Axes start..end merged into one (a view where NumPy can make one, like torch.flatten)."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return x.reshape(1)
+    s, e = int(start_axis) % x.ndim, int(end_axis) % x.ndim
+    if s > e:
+        raise ValueError(f"tl.ops.flatten: start_axis {start_axis} comes after end_axis {end_axis}")
+    return x.reshape(x.shape[:s] + (int(np.prod(x.shape[s:e + 1], dtype=np.int64)),) + x.shape[e + 1:])
+
+
+def squeeze(x, axis=None):
+    """x without the size-1 axes (all, or those in ``axis``; ValueError if one is not size 1)."""
+    x = np.asarray(x)
+    if axis is None:
+        return x.reshape([d for d in x.shape if d != 1])
+    axes = {int(a) % x.ndim for a in np.atleast_1d(axis)}
+    bad = [a for a in axes if x.shape[a] != 1]
+    if bad:
+        raise ValueError(f"tl.ops.squeeze: axis {bad[0]} has size {x.shape[bad[0]]}, not 1")
+    return x.reshape([d for i, d in enumerate(x.shape) if i not in axes])
+
+
+def unsqueeze(x, axis: int):
+    """x with a new size-1 axis at ``axis`` (negative counts from the end of the result)."""
+    return np.expand_dims(np.asarray(x), int(axis))
+
+
+def movedim(x, source, destination):
+    """Axes ``source`` moved to ``destination`` (a contiguous copy through permute)."""
+    x = np.asarray(x)
+    src = [int(a) % x.ndim for a in np.atleast_1d(source)]
+    dst = [int(a) % x.ndim for a in np.atleast_1d(destination)]
+    rest = [a for a in range(x.ndim) if a not in src]
+    perm = [None] * x.ndim
+    for s_, d_ in zip(src, dst):
+        perm[d_] = s_
+    it = iter(rest)
+    perm = [p if p is not None else next(it) for p in perm]
+    return _o.permute(x, tuple(perm))
+
+
+def narrow(x, axis: int, start: int, length: int):
+    """x[..., start:start + length, ...] along ``axis`` as a contiguous copy."""
+    x = np.asarray(x)
+    ax = int(axis) % x.ndim
+    if start < 0:
+        start += x.shape[ax]
+    if not (0 <= start and length >= 0 and start + length <= x.shape[ax]):
+        raise ValueError(f"tl.ops.narrow: [{start}, {start + length}) is outside axis {ax} of size {x.shape[ax]}")
+    return _o.slice(x, [start], [start + length], [ax])
+
+
+def chunk(x, chunks: int, axis: int = 0):
+    """Split into ``chunks`` pieces of ceil(n / chunks) along ``axis`` (the last may be smaller,
+    fewer pieces when n is small: torch.chunk)."""
+    x = np.asarray(x)
+    ax = int(axis) % x.ndim
+    if chunks <= 0:
+        raise ValueError(f"tl.ops.chunk: chunks must be > 0, got {chunks}")
+    n = x.shape[ax]
+    step = -(-n // chunks) if n else 1
+    sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
+    return list(_o.split(x, sizes, ax))
+
+
+def pixel_shuffle(x, upscale_factor: int):
+    """torch.nn.functional.pixel_shuffle: depth_to_space in CRD mode."""
+    return depth_to_space(x, upscale_factor, "CRD")
+
+
+def pixel_unshuffle(x, downscale_factor: int):
+    """torch.nn.functional.pixel_unshuffle: space_to_depth in CRD mode."""
+    return space_to_depth(x, downscale_factor, "CRD")
+
+
+def repeat_interleave(x, repeats: int, axis: int = 0):
+    """Each element repeated ``repeats`` times along ``axis`` (an index_select)."""
+    x = np.asarray(x)
+    ax = int(axis) % x.ndim
+    if repeats < 0:
+        raise ValueError(f"tl.ops.repeat_interleave: repeats must be >= 0, got {repeats}")
+    idx = np.repeat(np.arange(x.shape[ax], dtype=np.int64), int(repeats))
+    return _o.index_select(x, ax, idx)
+
+
+__all__ += ["flatten", "squeeze", "unsqueeze", "movedim", "narrow", "chunk", "pixel_shuffle", "pixel_unshuffle",
+            "repeat_interleave"]

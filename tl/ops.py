@@ -593,6 +593,9 @@ from tl._ops_reduce_ext import *  # noqa: E402,F401,F403
 from tl._ops_norm_ext import *  # noqa: E402,F401,F403
 from tl._ops_act_ext import *  # noqa: E402,F401,F403
 from tl._ops_shape_ext import *  # noqa: E402,F401,F403
+from tl._ops_ew_ext import *  # noqa: E402,F401,F403
+from tl._ops_linalg_ext import *  # noqa: E402,F401,F403
+from tl._ops_pool_ext import *  # noqa: E402,F401,F403
 
 
 _ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}

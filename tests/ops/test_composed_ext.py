@@ -41,19 +41,32 @@ def test_logsumexp_is_stable_and_handles_inf_nan_empty():
     assert e.shape == (2, 1, 3) and np.all(e == -np.inf)
 
 
+def _group_norm64(x, g, w, b, eps):
+    d = x.astype(np.float64).reshape(x.shape[0], g, -1)
+    y = ((d - d.mean(-1, keepdims=True)) / np.sqrt(d.var(-1, keepdims=True) + eps)).reshape(x.shape)
+    cs = (x.shape[1],) + (1,) * (x.ndim - 2)
+    return y * w.reshape(cs) + b.reshape(cs)
+
+
 @pytest.mark.parametrize("shape", [(2, 6, 5, 7), (3, 4, 17), (1, 8, 1, 2)])
-def test_instance_and_group_norm_against_torch(rng_seed, shape):
+def test_instance_and_group_norm(rng_seed, shape):
+    """Against float64 NumPy (torch agrees to 2e-5 except on tiny groups: 2 values near 5, where
+    its float32 statistics are off by ~1e-4; ours shift by each row's first value, so the
+    differences are exact) and, on the large shapes, against torch."""
     rng, seed = rng_seed
     x = (rng.standard_normal(shape) * 3 + 5).astype(np.float32)
     c = shape[1]
     w, b = rng.standard_normal(c).astype(np.float32), rng.standard_normal(c).astype(np.float32)
     tx, tw, tb = (torch.from_numpy(v) for v in (x, w, b))
-    np.testing.assert_allclose(ops.instance_norm(x, w, b, 1e-5),
-                               F.instance_norm(tx, weight=tw, bias=tb, eps=1e-5).numpy(), atol=2e-5,
-                               err_msg=f"seed {seed}")
+    got = ops.instance_norm(x, w, b, 1e-5)
+    np.testing.assert_allclose(got, _group_norm64(x, c, w, b, 1e-5), atol=2e-5, err_msg=f"seed {seed}")
+    if shape[-1] > 2:
+        np.testing.assert_allclose(got, F.instance_norm(tx, weight=tw, bias=tb, eps=1e-5).numpy(), atol=2e-5)
     for g in (1, 2, c):
-        np.testing.assert_allclose(ops.group_norm(x, g, w, b, 1e-5), F.group_norm(tx, g, tw, tb, 1e-5).numpy(),
-                                   atol=2e-5, err_msg=f"groups {g} seed {seed}")
+        got = ops.group_norm(x, g, w, b, 1e-5)
+        np.testing.assert_allclose(got, _group_norm64(x, g, w, b, 1e-5), atol=2e-5, err_msg=f"groups {g} seed {seed}")
+        if shape[-1] > 2:
+            np.testing.assert_allclose(got, F.group_norm(tx, g, tw, tb, 1e-5).numpy(), atol=2e-5)
     with pytest.raises(ValueError, match="num_groups"):
         ops.group_norm(x, 3 if c % 3 else 5, w, b)
     with pytest.raises(ValueError, match="weight"):
@@ -83,6 +96,7 @@ def test_prelu_shrink_hardmax(rng_seed):
     np.testing.assert_array_equal(ops.prelu(x, s), ref)
     for lam, bias in ((0.5, 0.0), (0.7, 0.7)):
         ref = np.where(x < -lam, x + bias, np.where(x > lam, x - bias, 0)).astype(np.float32)
+        ref = np.where(np.isnan(x), x, ref)           # NaN stays NaN (torch; ONNX's reference gives 0)
         np.testing.assert_array_equal(ops.shrink(x, lam, bias), ref)
     y = rng.standard_normal((4, 9, 5)).astype(np.float32)
     y[1, 3, :] = y[1, 2, :]                               # ties: the first index wins
