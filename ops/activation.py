@@ -13,10 +13,12 @@ it evaluates E = erfc(|x|/sqrt2) once for every x, 0.5*x*E for x < 0 and 0.5*x*(
 t = 1/(1 + z/2), z = |x|/sqrt2, and P the Chebyshev fit of Numerical Recipes' ``erfcc``
 (fractional error < 1.2e-7 for all z >= 0). x^2/2 is split as xh^2/2 + xl*(|x|+xh)/2 with
 xh = round(16|x|)/16 (rounded to nearest by the 1.5*2^23 shifter; |xl| <= 1/32) so that xh^2
-is exact in float32 and exp(-x^2/2) keeps full relative accuracy deep in the tail
-(gelu(-10) = -7.6199e-23). x < -16 gives 0 (the float32 result
-underflows there). The tanh form is written as x*sigmoid(2u) (equal to 0.5x(1+tanh(u))),
-which does not cancel either.
+is exact in float32; the exponent hi + lo (hi = -xh^2/2, lo = P - xl*(|x|+xh)/2) is rounded
+once to s and its exact rounding error err is found by Knuth's TwoSum (TAOCP vol. 2, 4.2.2), so
+exp(hi + lo) = exp(s)*(1 + err) (|err| <= 2^-24 |s| <= 8e-6; the dropped err^2/2 < 4e-11):
+full relative accuracy deep in the tail (gelu(-10) = -7.6199e-23) with one exp instead of
+two. x < -16 gives 0 (the float32 result underflows there). The tanh form is written as
+x*sigmoid(2u) (equal to 0.5x(1+tanh(u))), which does not cancel either.
 """
 import tl
 
@@ -51,9 +53,15 @@ def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
     ac = tl.where(a < 16.0, a, 16.0)
     ah = ((ac * 16.0 + 12582912.0) - 12582912.0) * 0.0625
     al = ac - ah
-    e = t * tl.exp(p - 0.5 * (al * (ac + ah))) * tl.exp(-0.5 * (ah * ah))   # erfc(|x|/sqrt2)
-    h = 0.5 * v
-    y = tl.where(v >= 0.0, h * (2.0 - e), tl.where(v < -16.0, 0.0, h * e))
+    # erfc(|x|/sqrt2) = t*exp(hi + lo): hi = -ah^2/2 exact, lo small; one exp of the rounded sum
+    # s = hi + lo, times 1 + err with err the exact rounding error of that sum (TwoSum)
+    hi = -0.5 * (ah * ah)
+    lo = p - 0.5 * (al * (ac + ah))
+    s = hi + lo
+    bb = s - hi
+    err = (hi - (s - bb)) + (lo - bb)
+    e = t * (tl.exp(s) * (1.0 + err))
+    y = tl.where(v < -16.0, 0.0, (0.5 * v) * tl.where(v >= 0.0, 2.0 - e, e))
     tl.store(out + (r, c), y.to(DT))
 
 

@@ -5,8 +5,10 @@ inputs without launching); output ``out`` is rank 1 (R,). Each program reduces 4
 one row, a single sequential stream, measured faster at 4096^2), walking
 the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1], SEMANTICS C-10).
 
-row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks with Neumaier
-          compensation (error independent of N/256; exact semantics with -ffp-contract=off),
+row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks with
+          compensation (error independent of N/256; exact semantics with -ffp-contract=off): each
+          step adds the exact rounding error of acc + t from Knuth's branch-free TwoSum (TAOCP
+          vol. 2, 4.2.2), the error term Neumaier's ordered Fast2Sum gives, in 6 operations not 9,
           then a tree sum across lanes; rounded once to DT. inf/NaN propagate as in a plain sum.
 row_max   float32/float16/bfloat16/int32; NaN propagates (IEEE maximum). Padding lanes are
           filled with the chunk's first element, so no identity value is needed (C-12: never 0).
@@ -31,7 +33,8 @@ def row_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
     for c in range(0, n, BLOCK):
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
         s = acc + t
-        comp = comp + tl.where(tl.abs(acc) >= tl.abs(t), (acc - s) + t, (t - s) + acc)
+        bb = s - acc
+        comp = comp + ((acc - (s - bb)) + (t - bb))   # TwoSum: the exact rounding error of acc + t
         acc = s
     # inf/NaN lanes keep acc (their compensation is NaN); finite lanes add it back.
     tot = tl.where(tl.abs(acc) < float("inf"), acc + comp, acc)

@@ -73,3 +73,15 @@ def poisoned(shape, dtype):
     o = np.empty(shape, dtype)
     o[...] = -1 if np.dtype(dtype).kind in "iub" else np.nan
     return o
+
+
+def ref_layer_norm(x, w, b, eps):
+    """float64 layer norm over the last axis (biased variance)."""
+    m = x.mean(-1, keepdims=True)
+    v = ((x - m) ** 2).mean(-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * w + b
+
+
+def ref_rms_norm(x, w, eps):
+    """float64 RMS norm over the last axis."""
+    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w

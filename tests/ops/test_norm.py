@@ -4,16 +4,7 @@ import pytest
 
 import tl.ops as ops
 from ops_helpers import BF16, FLOATS, check, f64, poisoned, rand
-
-
-def _ln(x, w, b, eps):
-    m = x.mean(-1, keepdims=True)
-    v = ((x - m) ** 2).mean(-1, keepdims=True)
-    return (x - m) / np.sqrt(v + eps) * w + b
-
-
-def _rms(x, w, eps):
-    return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+from ops_helpers import ref_layer_norm as _ln, ref_rms_norm as _rms
 
 
 @pytest.mark.parametrize("dt", FLOATS, ids=str)
