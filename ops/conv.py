@@ -21,6 +21,21 @@ The wrapper (tl/_ops_nn.py) builds views whose innermost axis is unit stride: st
 a flattened padded image (OH = 1, OW = OH' * Wp, extra columns dropped), stride 2 splits the
 columns into PH = 2 phases (tap kw = 2 * kw2 + p). Grid (cdiv(OW, BW), cdiv(OH, BH),
 N * G * cdiv(Co/G, BM)); K steps of BC input channels.
+
+``conv2d_taps``: one GEMM per kernel tap on a phase-plane flattened input (built by
+tl/_ops_nn.py _taps_plan): ``x`` (N*G, C/G, LN) float32 holds, per channel, the s*s phase planes
+xp[a::s, b::s] of the zero-padded input, each (HQ, WQ) flattened; ``taps`` (KH*KW,) int64 the
+flat offset of each tap (plane start + row * WQ + column), so output pixel q = oh * WQ + ow of
+tap t reads x[z, c, q + taps[t]] for every stride and dilation. ``w``: (G, KH*KW, Co/G, C/G)
+float32; ``out``: (N*G, Co/G, QT) (columns ow >= OW computed and dropped by the wrapper).
+Each K step is a 2-D unit-stride slice of x, which ``tl.dot`` packs straight from the tensor
+(no window copy). One flat loop over (tap, channel block) keeps the accumulator in place. Grid
+(cdiv(QT, BW), 1, N * G * cdiv(Co/G, BM)). The loop over taps with a channel GEMM per tap is
+the direct convolution of Georganas et al. 2018; strides become unit stride by a space-to-depth
+(phase) split of the input.
+
+``conv2d_dw_taps``: depthwise (groups = C = Co) on the same layout, ``w`` (C, KH*KW):
+out[n, c, q] = sum_t w[c, t] * x[n, c, q + taps[t]], a (BC, BW) multiply-add per tap.
 """
 import tl
 
@@ -79,3 +94,49 @@ def conv2d_nchw(x: tl.tensor(tl.float32, 7), w: tl.tensor(tl.float32, 3), out: t
                        (BC * KH * KW * PH, BH * BW))
         acc = tl.dot(a, b, acc)
     tl.store(out + (zg, co, oh, ow), tl.reshape(acc, (1, BM, BH, BW)))
+
+
+@tl.kernel(grid=lambda x, taps, w, out, BM, BW: (tl.cdiv(out.shape[2], BW), 1,
+                                                out.shape[0] * tl.cdiv(out.shape[1], BM)),
+           specializations=[dict(BC=64, BM=64, BW=96), dict(BC=64, BM=64, BW=192), dict(BC=64, BM=64, BW=224),
+                            dict(BC=32, BM=64, BW=96), dict(BC=32, BM=64, BW=192), dict(BC=32, BM=64, BW=224),
+                            dict(BC=16, BM=64, BW=96), dict(BC=16, BM=64, BW=192), dict(BC=16, BM=64, BW=224),
+                            dict(BC=64, BM=128, BW=96), dict(BC=64, BM=128, BW=192), dict(BC=64, BM=128, BW=224),
+                            dict(BC=32, BM=128, BW=96), dict(BC=32, BM=128, BW=192), dict(BC=32, BM=128, BW=224)])
+def conv2d_taps(x: tl.tensor(tl.float32, 3), taps: tl.tensor(tl.int64, 1), w: tl.tensor(tl.float32, 4),
+                out: tl.tensor(tl.float32, 3), BC: tl.constexpr = 64, BM: tl.constexpr = 64,
+                BW: tl.constexpr = 96):
+    """out[z, co, q] = sum_{t, c} w[z % G, t, co, c] * x[z, c, q + taps[t]]."""
+    q = tl.program_id(0) * BW
+    z = tl.program_id(2)
+    ncb = tl.cdiv(out.shape[1], BM)
+    zg = z // ncb
+    co = (z % ncb) * BM
+    g = zg % w.shape[0]
+    nc = tl.cdiv(x.shape[1], BC)
+    acc = tl.zeros((BM, BW), tl.float32)
+    for i in range(0, taps.shape[0] * nc):   # one flat loop: the accumulator stays in place
+        t = i // nc
+        c = (i % nc) * BC
+        off = tl.load(taps + (t,))
+        a = tl.reshape(tl.load(w + (g, t, co, c), (1, 1, BM, BC)), (BM, BC))
+        b = tl.reshape(tl.load(x + (zg, c, q + off), (1, BC, BW)), (BC, BW))
+        acc = tl.dot(a, b, acc)
+    tl.store(out + (zg, co, q), tl.reshape(acc, (1, BM, BW)))
+
+
+@tl.kernel(grid=lambda x, taps, w, out, BC, BW: (tl.cdiv(out.shape[2], BW), tl.cdiv(out.shape[1], BC),
+                                                out.shape[0]),
+           specializations=[dict(BC=8, BW=256)])
+def conv2d_dw_taps(x: tl.tensor(tl.float32, 3), taps: tl.tensor(tl.int64, 1), w: tl.tensor(tl.float32, 2),
+                   out: tl.tensor(tl.float32, 3), BC: tl.constexpr = 8, BW: tl.constexpr = 256):
+    """out[n, c, q] = sum_t w[c, t] * x[n, c, q + taps[t]] (depthwise)."""
+    q = tl.program_id(0) * BW
+    c = tl.program_id(1) * BC
+    n = tl.program_id(2)
+    acc = tl.zeros((BC, BW), tl.float32)
+    for t in range(0, taps.shape[0]):
+        off = tl.load(taps + (t,))
+        xt = tl.reshape(tl.load(x + (n, c, q + off), (1, BC, BW)), (BC, BW))
+        acc = acc + tl.load(w + (c, t), (BC, 1)) * xt
+    tl.store(out + (n, c, q), tl.reshape(acc, (1, BC, BW)))

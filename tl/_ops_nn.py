@@ -1,5 +1,6 @@
 """Neural-network tl.ops composed from the library's kernels: linear/gemm/bmm/baddbmm,
-conv2d (implicit GEMM kernels of ops/conv.py; im2col + matmul for dilation/depthwise), conv_transpose2d (zero insertion + conv2d),
+conv2d (implicit GEMM kernels of ops/conv.py; im2col + matmul only for groups of < 16
+channels other than depthwise), conv_transpose2d (zero insertion + conv2d),
 max/avg/adaptive/global pooling (window views + row reductions), batch_norm, fused
 add + norm, swiglu, scaled_dot_product_attention, cross_entropy, dropout, rotary embedding.
 
@@ -159,10 +160,11 @@ def _conv2d_phase(x, w, pads, oh, ow):
     kw2 = (kw + 1) // 2
     hp = builtins.max(h + pt + pb, 2 * (oh - 1) + kh)
     wq = ow + kw2 - 1
-    xp = np.zeros((n, c, hp, 2 * wq), np.float32)
-    ww = builtins.min(wd, 2 * wq - pl)
-    xp[:, :, pt:pt + h, pl:pl + ww] = x[..., :ww]
-    buf = np.ascontiguousarray(xp.reshape(n, c, hp, wq, 2).transpose(0, 1, 2, 4, 3))
+    buf = np.zeros((n, c, hp, 2, wq), np.float32)   # column phases written straight from x
+    for b in range(2):
+        ci = _phase_rows(b, pl, 2, wq, wd)
+        if ci is not None:
+            buf[:, :, pt:pt + h, b, ci[0]:ci[0] + ci[2]] = x[:, :, :, ci[1]:ci[1] + 2 * (ci[2] - 1) + 1:2]
     S = buf.strides
     xv = _AS(buf, (n, c, kh, kw2, 2, oh, ow), (S[0], S[1], S[2], 4, S[3], 2 * S[2], 4), writeable=False)
     wpad = np.zeros((1, co, c, kh, 2 * kw2), np.float32)
@@ -172,26 +174,121 @@ def _conv2d_phase(x, w, pads, oh, ow):
     return y
 
 
-def _conv2d_fast(x, w, s, d, pads, g, oh, ow):
-    """float32 result of a conv2d_nchw / conv2d_nhwc path, or None (no fast path for the case).
-    Stride-1 1x1/3x3 (any groups with >= 16 output channels per group) and the 7x7/2 stem
-    with C = 3 take conv2d_nchw; 1x1/2 subsamples first; other groups-1 dilation-1 convs
-    take conv2d_nhwc (ops/conv.py)."""
+def _phase_rows(a, p, s, nq, n):
+    """Rows i of phase plane a (padded row a + s * i, input row a + s * i - p) that hold input:
+    (first i, its input row, count), or None."""
+    i0 = builtins.max(0, -(-(p - a) // s))
+    r0 = a + s * i0 - p
+    if r0 >= n or i0 >= nq:
+        return None
+    return i0, r0, builtins.min(nq - i0, (n - 1 - r0) // s + 1)
+
+
+def _taps_plan(x, w, s, d, pads, oh, ow, bw_choices, units):
+    """The phase-plane layout of conv2d_taps / conv2d_dw_taps (ops/conv.py) for stride s and
+    dilation d: the zero-padded input split into s*s phase planes xp[a::s, b::s] of (HQ, WQ),
+    each flattened, planes consecutive per channel. Output pixel q = oh * WQ + ow (columns
+    ow >= OW are computed and dropped); tap (i, j) reads plane ((i*dh) % s, (j*dw) % s) at
+    q + ((i*dh) // s) * WQ + (j*dw) // s, so each GEMM B tile is a 2-D unit-stride slice
+    (a space-to-depth split makes strides unit stride).
+    BW (pixels per program) is the choice that gives the busiest runtime thread the fewest
+    columns, ``units`` programs sharing each column tile (ties: the wider tile).
+    Returns (buf (N, C, LN) float32, taps int64 (KH*KW,), q, QT, WQ, BW)."""
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    (sh, sw), (dh, dw) = s, d
+    pt, pl, _, _ = pads
+    hq, wq = oh + (dh * (kh - 1)) // sh, ow + (dw * (kw - 1)) // sw
+    P = hq * wq
+    q = oh * wq
+    nt = builtins.max(1, _runtime_threads())
+    bw = builtins.min(bw_choices, key=lambda b: (-(-(-(-q // b) * units) // nt) * b, -b))
+    qt = -(-q // bw) * bw
+    taps = np.array([(((i * dh) % sh) * sw + (j * dw) % sw) * P + ((i * dh) // sh) * wq + (j * dw) // sw
+                     for i in range(kh) for j in range(kw)], np.int64)
+    ln = builtins.max(sh * sw * P, qt + int(taps.max()))
+    buf = np.zeros((n, c, ln), np.float32)
+    planes = buf[:, :, :sh * sw * P].reshape(n, c, sh, sw, hq, wq)
+    for a in range(sh):
+        ri = _phase_rows(a, pt, sh, hq, h)
+        for b in range(sw):
+            ci = _phase_rows(b, pl, sw, wq, wd)
+            if ri is not None and ci is not None:
+                planes[:, :, a, b, ri[0]:ri[0] + ri[2], ci[0]:ci[0] + ci[2]] = \
+                    x[:, :, ri[1]:ri[1] + sh * (ri[2] - 1) + 1:sh, ci[1]:ci[1] + sw * (ci[2] - 1) + 1:sw]
+    return buf, taps, q, qt, wq, bw
+
+
+def _runtime_threads():
+    from tl import _runtime
+    return _runtime.num_threads()
+
+
+def _taps_out(yf, n, co, q, oh, wq, ow):
+    return np.ascontiguousarray(yf.reshape(n, co, -1)[:, :, :q].reshape(n, co, oh, wq)[..., :ow])
+
+
+def _conv2d_taps(x, w, s, d, pads, g, oh, ow):
+    """float32 conv2d_taps (ops/conv.py): per tap one (Co/g x C/g) @ (C/g x pixels) GEMM whose B
+    is a 2-D slice of the phase-plane input (no window copy; the microkernel packs B straight
+    from it). Weights reordered once per call to (G, KH*KW, Co/g, C/g)."""
+    n = x.shape[0]
     co, cg, kh, kw = w.shape
-    if d == (1, 1) and (kh, kw) in ((1, 1), (3, 3)) and s == (1, 1) and (g == 1 or co // g >= 16):
-        return _conv2d_flat(np.ascontiguousarray(x, np.float32), np.ascontiguousarray(w, np.float32), pads, g)
+    bc = 64 if cg % 64 == 0 else (32 if cg % 32 == 0 else 16)
+    bm = 128 if co // g >= 128 and bc >= 32 else 64   # 128: each packed B tile feeds twice the rows
+    buf, taps, q, qt, wq, bw = _taps_plan(x, w, s, d, pads, oh, ow, (96, 192, 224), n * g * -(-(co // g) // bm))
+    w4 = np.ascontiguousarray(w.reshape(g, co // g, cg, kh * kw).transpose(0, 3, 1, 2))
+    yf = np.empty((n * g, co // g, qt), np.float32)
+    _launch(f"conv2d_taps__BC_{bc}__BM_{bm}__BW_{bw}", buf.reshape(n * g, cg, -1), taps, w4, yf)
+    return _taps_out(yf, n, co, q, oh, wq, ow)
+
+
+def _conv2d_dw(x, w, s, d, pads, oh, ow):
+    """float32 depthwise conv (groups = C = Co): conv2d_dw_taps (ops/conv.py), one
+    multiply-add of a (channels x pixels) tile per tap on the phase-plane input."""
+    n, c = x.shape[:2]
+    kh, kw = w.shape[2:]
+    buf, taps, q, qt, wq, _ = _taps_plan(x, w, s, d, pads, oh, ow, (256,), 1)
+    yf = np.empty((n, c, qt), np.float32)
+    _launch("conv2d_dw_taps__BC_8__BW_256", buf, taps, np.ascontiguousarray(w.reshape(c, kh * kw)), yf)
+    return _taps_out(yf, n, c, q, oh, wq, ow)
+
+
+def _conv2d_fast(x, w, s, d, pads, g, oh, ow):
+    """float32 result of a conv2d_nchw / conv2d_taps / conv2d_dw_taps / conv2d_nhwc path, or None
+    (no fast path for the case: the caller uses im2col). 1x1 (stride 1, or stride s without
+    padding after subsampling) and small stride-1 3x3 take conv2d_nchw over the flattened image;
+    the 7x7/2 stem with C = 3 the column-phase conv2d_nchw; depthwise conv2d_dw_taps; any other
+    conv with >= 16 input channels per group (any kernel size, stride, dilation) conv2d_taps;
+    the rest with groups 1 and dilation 1 conv2d_nhwc (ops/conv.py)."""
+    co, cg, kh, kw = w.shape
+    n, c = x.shape[:2]
+    xc = lambda: np.ascontiguousarray(x, np.float32)    # noqa: E731
+    wc = np.ascontiguousarray(w, np.float32)
+    if d == (1, 1) and (kh, kw) == (1, 1) and (g == 1 or co // g >= 16):
+        if s == (1, 1):
+            return _conv2d_flat(xc(), wc, pads, g)
+        if pads == (0, 0, 0, 0):
+            return _conv2d_flat(np.ascontiguousarray(x[:, :, ::s[0], ::s[1]][:, :, :oh, :ow], np.float32), wc, pads, g)
+    if (kh, kw) == (7, 7) and s == (2, 2) and d == (1, 1) and g == 1 and c == 3 and ow >= 112:
+        return _conv2d_phase(x, wc, pads, oh, ow)
+    if cg == 1 and co == g:
+        return _conv2d_dw(x, wc, s, d, pads, oh, ow)
+    flat3 = (kh, kw) == (3, 3) and s == (1, 1) and d == (1, 1) and (g == 1 or co // g >= 16)
+    # conv2d_taps reorders the weights once per call: on small images that costs more than the
+    # window copies of conv2d_nchw it saves
+    if cg >= 16 and not (flat3 and n * oh * (ow + 2) < 1024):
+        return _conv2d_taps(x, wc, s, d, pads, g, oh, ow)
+    if flat3:
+        return _conv2d_flat(xc(), wc, pads, g)
     if g != 1 or d != (1, 1):
         return None
-    if (kh, kw) == (1, 1) and pads == (0, 0, 0, 0):
-        xs = np.ascontiguousarray(x[:, :, ::s[0], ::s[1]][:, :, :oh, :ow], np.float32)
-        return _conv2d_flat(xs, np.ascontiguousarray(w, np.float32), pads, 1)
-    if (kh, kw) == (7, 7) and s == (2, 2) and x.shape[1] == 3 and ow >= 112:
-        return _conv2d_phase(x, w, pads, oh, ow)
-    return _conv2d_nhwc(x, w, s[0], s[1], pads, oh, ow)
+    return _conv2d_nhwc(x, wc, s[0], s[1], pads, oh, ow)
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
-    """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
+def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    """conv2d on a 4-D x (the public conv2d below adds unbatched input and padding strings):
+    2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
     (Co, C / groups, KH, KW); padding an int, a pair or (top, left, bottom, right)."""
     x = np.asarray(x)
     w = np.asarray(weight)
@@ -610,10 +707,7 @@ def _accept_unbatched(fn):
     return wrapper
 
 
-_conv2d_4d = conv2d
-
-
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):  # noqa: F811
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
     weight (Co, C / groups, KH, KW); padding an int, a pair, (top, left, bottom, right), or
     'valid' (no padding) / 'same' (output size = input size, stride 1 only; an odd total

@@ -79,7 +79,7 @@ def test_conv_half_types(dt, case):
 
 
 def test_conv_dilation_and_depthwise_agree():
-    """dilation and depthwise keep the im2col path; still correct (batch 3, stride 2)."""
+    """dilation (conv2d_taps) and depthwise (conv2d_dw_taps) at batch 3, stride 2: still correct."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((3, 16, 13, 12)).astype(np.float32)
     wd = rng.standard_normal((16, 1, 3, 3)).astype(np.float32)
