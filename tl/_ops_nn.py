@@ -376,8 +376,27 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
-    cols, _ = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, -np.inf)
-    return amax(cols, -1)
+    x = np.asarray(x)
+    kh, kw = _pair(kernel_size)
+    if kh * kw > 16 or x.size == 0:
+        cols, _ = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, -np.inf)
+        return amax(cols, -1)
+    # small windows: a chain of elementwise maximums over the KH * KW strided window views of
+    # the padded input (one pass over the output each), instead of copying every window
+    n, c, h, wd = x.shape
+    sh, sw = _pair(stride if stride is not None else kernel_size)
+    dh, dw = _pair(dilation)
+    pt, pl, pb, pr = _pads4(padding)
+    oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
+    ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
+    xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=-np.inf) if pt + pl + pb + pr + eh + ew_ else x
+    win = _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow)
+    y = contiguous(win[:, :, 0, 0])
+    for i in range(kh):
+        for j in range(kw):
+            if i or j:
+                ew.maximum(y, win[:, :, i, j], out=y)
+    return y
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -429,21 +448,29 @@ def global_max_pool2d(x):
 
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum: float = 0.1, eps: float = 1e-5):
-    """Batch norm over axis 1. Inference: (x - mean) / sqrt(var + eps) * w + b with the
-    running stats. training=True: batch stats (biased variance) normalise, and the running
-    stats are updated in place PyTorch-style: r = (1 - momentum) r + momentum * batch (the
-    variance update uses the unbiased batch variance). Returns y."""
+               momentum: float = 0.1, eps: float = 1e-5, activation=None, residual=None):
+    """Batch norm over axis 1 of x (N, C, ...), float32/float16/bfloat16; per-channel (C,)
+    statistics and affine. Inference: (x - mean) / sqrt(var + eps) * w + b with the running
+    stats, folded like PyTorch's CPU kernel into one pass y = x * alpha + beta (alpha = w /
+    sqrt(var + eps), beta = b - mean * alpha, float32). training=True: batch stats (biased
+    variance) normalise, and the running stats are updated in place PyTorch-style:
+    r = (1 - momentum) r + momentum * batch (the variance update uses the unbiased batch
+    variance). Fused epilogue (ops/affine.py, same pass): ``residual`` (x's shape) is added,
+    then ``activation`` ("relu" or None) applies, i.e. act(bn(x) + residual), ResNet's block end.
+    Returns y. Errors: ValueError for a bad activation or residual shape."""
     x = np.asarray(x)
+    if activation not in (None, "none", "relu"):
+        raise ValueError(f"tl.ops.batch_norm: activation must be None or 'relu', got {activation!r}")
+    if x.ndim < 2:
+        raise ValueError(f"tl.ops.batch_norm: x must be (N, C, ...), got shape {x.shape}")
     c = x.shape[1]
-    bshape = (c,) + (1,) * (x.ndim - 2)
     dt = x.dtype
     if training:
         axes = (0,) + tuple(range(2, x.ndim))
         v, m = var_mean(x, axes)
         cnt = x.size // c
         if running_mean is not None:
-            running_mean[...] = ew.int_add if False else _o.add(
+            running_mean[...] = _o.add(
                 _o.mul(np.asarray(running_mean, dt), np.asarray(1 - momentum, dt)),
                 _o.mul(m, np.asarray(momentum, dt)))
             vu = _o.mul(v, np.asarray(cnt / builtins.max(cnt - 1, 1), dt))
@@ -451,12 +478,29 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
                                       _o.mul(vu, np.asarray(momentum, dt)))
     else:
         m, v = np.asarray(running_mean, dt), np.asarray(running_var, dt)
-    inv = ew.rsqrt(_o.add(np.asarray(v, dt), np.asarray(eps, dt)))
+    # per-channel alpha, beta in float32 (C values: NumPy is fine here)
+    alpha = 1.0 / np.sqrt(np.asarray(v, np.float32) + np.float32(eps))
     if weight is not None:
-        inv = _o.mul(inv, np.asarray(weight, dt))
-    y = _o.mul(_o.sub(x, np.asarray(m, dt).reshape(bshape)), inv.reshape(bshape))
+        alpha = alpha * np.asarray(weight, np.float32)
+    beta = -np.asarray(m, np.float32) * alpha
     if bias is not None:
-        y = _o.add(y, np.asarray(bias, dt).reshape(bshape))
+        beta = beta + np.asarray(bias, np.float32)
+    res = None if residual is None else np.asarray(residual)
+    if res is not None and (res.shape != x.shape or res.dtype != dt):
+        raise ValueError(f"tl.ops.batch_norm: residual has shape {res.shape} / dtype {res.dtype}, "
+                         f"expected {x.shape} / {dt}")
+    y = np.empty(x.shape, dt)
+    if x.size == 0:
+        return y
+    n = x.shape[0]
+    rows = n * c
+    x2 = x.reshape(rows, -1) if x.flags.c_contiguous else contiguous(x).reshape(rows, -1)
+    r2 = x2 if res is None else (res.reshape(rows, -1) if res.flags.c_contiguous else contiguous(res).reshape(rows, -1))
+    a = np.ascontiguousarray(np.broadcast_to(alpha.astype(np.float32), (n, c)).reshape(-1))
+    b = np.ascontiguousarray(np.broadcast_to(beta.astype(np.float32), (n, c)).reshape(-1))
+    act = int(activation == "relu")
+    _launch(f"channel_affine__ACT_{act}__DT_{_NAMES[dt]}__RES_{int(res is not None)}", x2, a, b, r2,
+            y.reshape(rows, -1))
     return y
 
 

@@ -48,19 +48,19 @@ def resnet50_params(rng, classes=1000):
     return p
 
 
-def _bn_tl(x, b):
-    return T.batch_norm(x, b["m"], b["v"], b["w"], b["b"], eps=1e-5)
+def _bn_tl(x, b, activation=None, residual=None):
+    """Inference batch norm with the fused epilogue act(bn(x) + residual) (one pass)."""
+    return T.batch_norm(x, b["m"], b["v"], b["w"], b["b"], eps=1e-5, activation=activation, residual=residual)
 
 
 def resnet50_tl(p, x):
-    y = T.relu(_bn_tl(T.conv2d(x, p["conv1"], stride=2, padding=3), p["bn1"]))
+    y = _bn_tl(T.conv2d(x, p["conv1"], stride=2, padding=3), p["bn1"], "relu")
     y = T.max_pool2d(y, 3, 2, 1)
     for blk in p["blocks"]:
-        h = T.relu(_bn_tl(T.conv2d(y, blk["c1"]), blk["b1"]))
-        h = T.relu(_bn_tl(T.conv2d(h, blk["c2"], stride=blk["stride"], padding=1), blk["b2"]))
-        h = _bn_tl(T.conv2d(h, blk["c3"]), blk["b3"])
+        h = _bn_tl(T.conv2d(y, blk["c1"]), blk["b1"], "relu")
+        h = _bn_tl(T.conv2d(h, blk["c2"], stride=blk["stride"], padding=1), blk["b2"], "relu")
         sc = _bn_tl(T.conv2d(y, blk["cd"], stride=blk["stride"]), blk["bd"]) if "cd" in blk else y
-        y = T.relu(T.add(h, sc))
+        y = _bn_tl(T.conv2d(h, blk["c3"]), blk["b3"], "relu", sc)
     y = T.global_avg_pool2d(y).reshape(y.shape[0], -1)
     return _linear_pt(y, p["fc_w"], p["fc_b"])
 
