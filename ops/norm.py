@@ -7,7 +7,9 @@ error of acc + u, found by Knuth's branch-free TwoSum (TAOCP vol. 2, 4.2.2): the
 as Neumaier's ordered Fast2Sum, so the same results, in 6 operations instead of 9.
 layer_norm uses two passes (mean, then sum of squared deviations; never E[x^2] - E[x]^2,
 SEMANTICS C-14), so the variance is never negative; both work on x - x[row, 0] (exact for
-nearby values), so a large common offset costs no accuracy: mean = x0 + dm with dm small. Each program handles one row (BR = 1: one
+nearby values), so a large common offset costs no accuracy: mean = x0 + dm with dm small. The
+price: x - x0 rounds when x is far from x0, so a first element k standard deviations from the
+mean costs about k ulp (relative to the output's scale) in every output of its row. Each program handles one row (BR = 1: one
 sequential stream per program; measured faster than 4 rows at 4096^2) in 256-wide
 chunks with runtime loops over N = x.shape[1]. layer_norm's first pass reads the lanes past the
 row end as x[row, 0] (so x - x0 is exactly 0 there, no mask); its second pass runs the whole

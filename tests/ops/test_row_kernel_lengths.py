@@ -53,7 +53,12 @@ def test_norms_lengths(n, dt, strided, rng_seed):
     msg = f"n={n} {dt} strided={strided} seed={seed}"
     out = poisoned(x.shape, dt)
     ops.layer_norm(x, w, b, eps=1e-5, out=out)
-    check(out, _ln(f64(x), f64(w), f64(b), 1e-5), dt, "layer_norm " + msg, rtol=rt, atol=1e-5 if rt else None)
+    # the kernel shifts by x0, an outlier k = |x0 - mean| / std deviations out: x - x0 rounds,
+    # about k ulp of the output scale (|w|) per output (ops/norm.py docstring); 8 ulp per unit of k
+    xd = f64(x)
+    k = np.max(np.abs(xd[:, 0] - xd.mean(-1)) / np.sqrt(xd.var(-1) + 1e-5))
+    at = 1e-5 + 8 * 2.0 ** -24 * k * np.max(np.abs(f64(w)))
+    check(out, _ln(xd, f64(w), f64(b), 1e-5), dt, "layer_norm " + msg, rtol=rt, atol=at if rt else None)
     out = poisoned(x.shape, dt)
     ops.rms_norm(x, w, eps=1e-6, out=out)
     check(out, _rms(f64(x), f64(w), 1e-6), dt, "rms_norm " + msg, rtol=rt, atol=1e-5 if rt else None)
