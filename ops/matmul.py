@@ -4,7 +4,7 @@
 any strides (a zero batch stride broadcasts). Grid (cdiv(M, BM), cdiv(N, BN), B); each program
 computes a BM x BN tile of c (256 x 128), stepping K by BK = 128 (the K tail reads zeros); the
 ``dot`` is emitted with the target's assembly microkernel (tlc/emit_asm) where it has one.
-``matmul_rows`` is the same computation for fewer rows (M <= 128): BM in {1, 8, 32, 128},
+``matmul_rows`` is the same computation for fewer rows (M <= 128): BM in {1, 8, 16, 32, 128},
 BN = 256, so skinny products stream b once instead of computing 256-row tiles of zeros. fp32 products are IEEE
 fp32 (no reduced precision). ``matmul_wide`` is ``matmul`` with 256 x 256 tiles (float32 only):
 each packed A block feeds twice as many columns, so A is copied half as often (the copies, not
@@ -40,7 +40,8 @@ def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3)
 
 
 @tl.kernel(grid=lambda a, b, c, BM: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], 256), c.shape[0]),
-           specializations=[dict(DT=tl.float32, BM=1), dict(DT=tl.float32, BM=8), dict(DT=tl.float32, BM=32),
+           specializations=[dict(DT=tl.float32, BM=1), dict(DT=tl.float32, BM=8), dict(DT=tl.float32, BM=16),
+                            dict(DT=tl.float32, BM=32),
                             dict(DT=tl.float32, BM=128)])
 def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 8, BN: tl.constexpr = 256,

@@ -536,7 +536,8 @@ def transpose(x, out=None):
 
 def matmul(a, b, out=None):
     """a @ b with NumPy's matmul shapes (1-D promotion, broadcast batch axes). float32 inputs
-    give float32; bfloat16 inputs accumulate in float32 and give float32."""
+    give float32; bfloat16 inputs accumulate in float32 and give float32 (AVX512_BF16 CPUs sum
+    pairs with vdpbf16ps, flushing denormals: see ops/matmul_bf16.py for the accuracy contract)."""
     a, da = _arr(a, "a", "matmul", ("float32", "bfloat16"))
     b, db = _arr(b, "b", "matmul", ("float32", "bfloat16"))
     if da != db:
@@ -573,9 +574,11 @@ def matmul(a, b, out=None):
     o3, wb = _dest(out, (nb, m, n))
     name = f"matmul__DT_{da}"
     if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
-        name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 32 if m <= 32 else 128}__DT_float32"
+        name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_float32"
     elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
         name = "matmul_wide__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
+    elif da == "bfloat16":   # ops/matmul_bf16.py: vdpbf16ps where the CPU has AVX512_BF16
+        name = f"matmul_bf16__BM_{16 if m <= 16 else 64 if m <= 64 else 256}"
     _launch(name, to3(a3, (m, k)), to3(b3, (k, n)), o3)
     if wb:
         wb()

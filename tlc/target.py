@@ -31,6 +31,11 @@ class Variant:
     vregs     architectural vector registers (register blocking of dot microkernels)
     ukernel   family of the assembly GEMM microkernel in tlc/emit_asm ("avx512", "avx2", "neon", "rvv"), or ""
               for the portable vector loops
+    ukernel_bf16  family of the bfloat16 x bfloat16 -> float32 GEMM microkernel (tlc/emit_asm/gemm_bf16.py,
+              "avx512bf16": vdpbf16ps), or "" (bfloat16 dots then take the float32 path above)
+    reuse     another variant of the same target whose object a source file links when its C for this
+              variant does not use what the variant adds (no bf16 microkernel call:
+              tlc/package/pack.py ``uses_own_code``), so only such files are compiled twice; or ""
     l1d, l2   data cache bytes per core assumed for cache blocking
     """
 
@@ -45,6 +50,8 @@ class Variant:
     lanes: int
     vregs: int = 16
     ukernel: str = ""
+    ukernel_bf16: str = ""
+    reuse: str = ""
     l1d: int = 32 * 1024
     l2: int = 512 * 1024
     emulators: tuple[tuple[str, ...], ...] = ()
@@ -61,8 +68,17 @@ class Target:
 
 X86_64 = Target(
     "x86_64",
-    "x86-64 with AVX-512 (x86-64-v4), AVX2+FMA (x86-64-v3) and SSE2 baseline variants",
+    "x86-64 with AVX-512 + BF16, AVX-512 (x86-64-v4), AVX2+FMA (x86-64-v3) and SSE2 baseline variants",
     (
+        # AVX-512 plus AVX512_BF16 (Zen 4/5, Cooper Lake, Sapphire Rapids+): the avx512 bundle
+        # with bfloat16 dots on vdpbf16ps (float32 accumulation, see tlc/emit_asm/gemm_bf16.py);
+        # files without a bf16 dot link their x86_64-avx512 objects (reuse): only those are compiled twice
+        Variant("x86_64-avx512bf16", "x86_64", "avx512",
+                ("avx512f", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma", "f16c", "avx512bf16"), 40,
+                "x86_64-linux-gnu", "gcc",
+                ("-march=x86-64-v4", "-mavx512bf16", "-mtune=generic", "-mprefer-vector-width=512"), 16,
+                vregs=32, ukernel="avx512", ukernel_bf16="avx512bf16", reuse="x86_64-avx512",
+                l1d=48 * 1024, l2=1024 * 1024),
         Variant("x86_64-avx512", "x86_64", "avx512",
                 ("avx512f", "avx512bw", "avx512dq", "avx512vl", "avx2", "fma", "f16c"), 30,
                 "x86_64-linux-gnu", "gcc", ("-march=x86-64-v4", "-mtune=generic", "-mprefer-vector-width=512"), 16,

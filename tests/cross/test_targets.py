@@ -24,8 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_cross_targets_resolve():
     names = [v.name for v in resolve("x86_64,aarch64,riscv64")]
-    assert names == ["x86_64-avx512", "x86_64-avx2", "x86_64-baseline", "aarch64-neon", "riscv64-rvv",
-                     "riscv64-baseline"]
+    assert names == ["x86_64-avx512bf16", "x86_64-avx512", "x86_64-avx2", "x86_64-baseline", "aarch64-neon",
+                     "riscv64-rvv", "riscv64-baseline"]
     rvv = resolve("riscv64-rvv")[0]
     cmds = [emulator_command(rvv, i) for i in range(len(rvv.emulators))]
     assert [c[-1].split("vlen=")[1] for c in cmds] == ["128", "256", "512"]

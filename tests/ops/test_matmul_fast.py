@@ -27,5 +27,5 @@ def test_matmul_rows_matches_main_kernel_bitwise():
     a = rng.standard_normal((200, 300)).astype(np.float32)
     b = rng.standard_normal((300, 70)).astype(np.float32)
     big = ops.matmul(a, b)                 # 200 rows: main kernel
-    for m in (1, 5, 8, 20, 32, 33, 100, 128):
+    for m in (1, 5, 8, 9, 16, 20, 32, 33, 100, 128):
         assert np.array_equal(ops.matmul(a[:m], b), big[:m]), m

@@ -39,14 +39,14 @@ def test_build_and_inspect(kernel_dir, tmp_path, stub_driver):
     out = tmp_path / "ops.tlpkg"
     r = run("build", kernel_dir, "-t", "host", "-o", out, "-j", "1", "--depfile", tmp_path / "ops.d")
     assert r.exit_code == 0, r.output
-    assert "3 kernels from 2 files, 3 bundles" in r.output and (tmp_path / "ops.d").exists()
+    assert "3 kernels from 2 files, 4 bundles" in r.output and (tmp_path / "ops.d").exists()
     r = run("inspect", out)
     assert r.exit_code == 0 and "add(x: tensor<float32, 2> read" in r.output and "verified" in r.output
     data = json.loads(run("inspect", out, "--json").output)
-    assert data["verified"] is True and len(data["bundles"]) == 3
+    assert data["verified"] is True and len(data["bundles"]) == 4
     assert [k["name"] for k in data["kernels"]] == ["add", "add2", "add3"]
     r = run("build", kernel_dir, "-t", "host", "-o", out)
-    assert r.exit_code == 0 and "0/6 objects compiled" in r.output
+    assert r.exit_code == 0 and "0/8 objects compiled" in r.output
 
 
 def test_user_errors_exit_1_without_traceback(kernel_dir, tmp_path, stub_driver, monkeypatch):

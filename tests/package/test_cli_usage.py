@@ -82,8 +82,8 @@ def test_cache_dir_that_is_a_file(tmp_path, stub_driver, monkeypatch):
 
 def test_duplicate_variants_are_listed_once(tmp_path, stub_driver):
     assert [v.name for v in resolve("x86_64-avx2,x86_64-avx2")] == ["x86_64-avx2"]
-    assert [v.name for v in resolve("x86_64-baseline,x86_64")] == ["x86_64-baseline", "x86_64-avx512",
-                                                                   "x86_64-avx2"]
+    assert [v.name for v in resolve("x86_64-baseline,x86_64")] == ["x86_64-baseline", "x86_64-avx512bf16",
+                                                                   "x86_64-avx512", "x86_64-avx2"]
     src = tmp_path / "my_add.py"
     src.write_text(ADD_SRC.format(name="add"))
     out = tmp_path / "a.tlpkg"

@@ -30,7 +30,8 @@ def _build_and_check(src_dir, out, names):
     r = CliRunner().invoke(cli, ["build", str(src_dir), "-t", "host", "-o", str(out), "-j", "2"])
     assert r.exit_code == 0, r.output
     data = json.loads(CliRunner().invoke(cli, ["inspect", str(out), "--json"]).output)
-    assert [b["variant"] for b in data["bundles"]] == ["x86_64-avx512", "x86_64-avx2", "x86_64-baseline"]
+    assert [b["variant"] for b in data["bundles"]] == ["x86_64-avx512bf16", "x86_64-avx512", "x86_64-avx2",
+                                                       "x86_64-baseline"]
     import tl
     pkg = tl.load(out)
     assert set(names) <= set(pkg.kernels)

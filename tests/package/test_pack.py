@@ -11,7 +11,7 @@ from tlc.errors import PackageError, TLCompileError
 from tlc.package import pack
 from tlc.package.format import read_package
 
-HOST = ["x86_64-avx512", "x86_64-avx2", "x86_64-baseline"]
+HOST = ["x86_64-avx512bf16", "x86_64-avx512", "x86_64-avx2", "x86_64-baseline"]
 
 
 def test_discover_skips_private_and_non_kernel_files(kernel_dir):
@@ -31,7 +31,7 @@ def test_build_package_has_all_kernels_in_every_bundle(kernel_dir, tmp_path, stu
     m = pack.build_package([kernel_dir], "host", out, jobs=2, progress=False, stats=stats)
     assert [k["name"] for k in m["kernels"]] == ["add", "add2", "add3"]
     assert [b["variant"] for b in m["bundles"]] == HOST
-    assert stats["objects_built"] == 6          # (compiled in worker processes)
+    assert stats["objects_built"] == 2 * len(HOST)          # (compiled in worker processes)
     manifest, payloads = read_package(out)
     assert manifest == m
     assert "include/ops.h" in payloads and "src/x86_64-avx2/ops_more.c" in payloads
@@ -63,6 +63,27 @@ def test_editing_one_file_rebuilds_only_its_objects(kernel_dir, tmp_path, stub_d
     (kernel_dir / "add.py").write_text((kernel_dir / "add.py").read_text() + "\n# edited\n")
     pack.build_package([kernel_dir], "host", out, jobs=1, progress=False)
     assert sorted(stub_driver) == sorted(("add.py", v) for v in HOST)
+
+
+def test_bf16_variant_reuses_avx512_objects_without_bf16_dots(kernel_dir, tmp_path, cache_dir):
+    """Units whose C does not call the bf16 microkernel link the x86_64-avx512 object into the
+    x86_64-avx512bf16 bundle (Variant.reuse): no second object, no second C in src/."""
+    from tlc.target import resolve
+    bf16, avx512 = resolve("x86_64-avx512bf16,x86_64-avx512")
+    assert not pack.uses_own_code(bf16, "static void f(void) { tl_gemm_avx512_m8v3k4(); }")
+    assert pack.uses_own_code(bf16, "tl_gemm_avx512bf16_m12v2k64_256_128_512_acc_t0(pa, pk, c, c);")
+    assert not pack.uses_own_code(avx512, "tl_gemm_avx512bf16_m12v2k64(pa, pk, c, c);")
+    out = tmp_path / "r.tlpkg"
+    stats = {}
+    pack.build_package([kernel_dir], "x86_64-avx512bf16,x86_64-avx512", out, jobs=1, progress=False, stats=stats)
+    m, payloads = read_package(out)
+    assert [b["variant"] for b in m["bundles"]] == ["x86_64-avx512bf16", "x86_64-avx512"]
+    assert "src/x86_64-avx512/ops_add.c" in payloads and "src/x86_64-avx512bf16/ops_add.c" not in payloads
+    objs = sorted(p.name for p in (cache_dir / "v1" / "objects").rglob("*.o"))
+    assert objs == ["ops_add.o", "ops_more.o"]          # the x86_64-avx512 ones only
+    assert stats["objects_built"] == 4                  # 2 units x 2 variants went through the frontend
+    import tl
+    assert tl.load(str(out)).add is not None
 
 
 def test_no_cache_leaves_cache_empty(kernel_dir, tmp_path, stub_driver, cache_dir):

@@ -25,7 +25,9 @@ def test_lower_dot_per_variant():
             if v.ukernel:
                 family, mr, nv = uk
                 M, N = d.type.shape
-                assert family == v.ukernel and 1 <= mr <= M and nv * v.lanes <= N
+                bf16 = d.operands[0].type.dtype.name == "bfloat16"
+                assert family == (v.ukernel_bf16 if bf16 and v.ukernel_bf16 else v.ukernel), (v.name, family)
+                assert 1 <= mr <= M and nv * v.lanes <= N
                 assert mr * nv <= v.vregs - nv     # accumulators + B vectors fit the register file
             else:
                 assert uk is None

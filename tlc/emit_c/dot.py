@@ -46,13 +46,20 @@ def emit_dot(e: KernelEmitter, op: ir.Op) -> None:
         return c
 
     uk = op.attr("ukernel", None)
-    if uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
+    if uk is not None and uk[0] == "avx512bf16":   # bf16 x bf16 -> f32 (tlc/emit_asm/gemm_bf16.py)
+        from tlc.emit_asm import gemm_bf16
+        M4, N2 = M, gemm_bf16.emit_dot(e, uk[1], uk[2], a.name, b.name, acc.name if acc is not None else None,
+                                       out.name, M, K, N, srcs=gemm_bf16.operand_srcs(e, op))
+    elif uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
         from tlc.emit_asm import gemm
         family, mr, nv = uk
         bl = op.operands[1]
         bl = bl.operands[0] if bl.opcode == "reshape" else bl
+        al = op.operands[0]
+        al = al.operands[0] if al.opcode == "reshape" else al
         Nv = gemm.emit_dot(e, family, mr, nv, a.name, b.name, acc.name if acc is not None else None,
-                           out.name, M, K, N, b_src=e.__dict__.get("dot_b_src", {}).get(id(bl)))
+                           out.name, M, K, N, b_src=e.__dict__.get("dot_b_src", {}).get(id(bl)),
+                           a_src=e.__dict__.get("dot_b_src", {}).get(id(al)))
         M4, N2 = M, Nv     # the generic loops below cover columns [Nv, N) only
     elif M4 and N2:
         i, j, kk = e.fresh("i"), e.fresh("j"), e.fresh("k")

@@ -132,7 +132,8 @@ def dot_b_loads(e: KernelEmitter) -> set[int]:
     """ids of the loads that are the B operand (directly or through one alias ``reshape``) of a
     microkernel ``dot`` that packs B (M > mr, N a multiple of the lanes), have no other use,
     no mask, float32 data and size-1 leading axes: when such a load is in bounds with unit
-    inner stride it copies nothing, and the dot packs B straight from the tensor."""
+    inner stride it copies nothing, and the dot packs B straight from the tensor. The same for
+    the A operand where ``gemm.a_from_source`` says so (the dot copies A with prefetching)."""
     found = e.__dict__.get("_dot_b_loads")
     if found is not None:
         return found
@@ -143,24 +144,33 @@ def dot_b_loads(e: KernelEmitter) -> set[int]:
         if uk is None or uk[0] not in gemm.LANES:
             continue
         (M, _), N = op.operands[0].type.shape, op.operands[1].type.shape[1]
-        if M <= uk[1] or N % gemm.LANES[uk[0]]:
-            continue
-        ld = op.operands[1]
-        if ld.opcode == "reshape":
-            rs, ld = ld, ld.operands[0]
-            if e.uses.get(id(rs), 0) != 1 or ld.opcode != "load":
-                continue
-            rb, lb = rs.attr("buf", None), ld.attr("buf", None)
-            if rb is not None and (lb is None or rb[0] != lb[0]):
-                continue
-        shape = tuple(ld.attr("shape", ())) if ld.opcode == "load" else ()
-        if (ld.opcode == "load" and e.uses.get(id(ld), 0) == 1 and not ld.attr("has_mask", False)
-                and ld.operands[0].type.dtype is DType.float32 and len(shape) >= 2
-                and all(s == 1 for s in shape[:-2])):
-            found.add(id(ld))
+        # B, and (gemm.a_from_source) A, which the dot then copies itself with prefetching
+        for ld in (([op.operands[1]] if gemm.b_from_source(uk[0], M, uk[1], N) else [])
+                   + ([op.operands[0]] if gemm.a_from_source(uk[0], M, uk[1]) else [])):
+            hit = direct_operand(e, ld, DType.float32)
+            if hit is not None:
+                found.add(hit)
     e.__dict__["_dot_b_loads"] = found
     e.__dict__.setdefault("dot_b_src", {})
     return found
+
+
+def direct_operand(e: KernelEmitter, ld: ir.Op, dtype) -> int | None:
+    """id of the load behind the dot operand ``ld`` (looking through a single-use reshape of the
+    same buffer) when the dot may read the tensor in place: an unmasked, single-use load of
+    ``dtype`` with shape (1, ..., 1, R, C); else None."""
+    if ld.opcode == "reshape":
+        rs, ld = ld, ld.operands[0]
+        if e.uses.get(id(rs), 0) != 1 or ld.opcode != "load":
+            return None
+        rb, lb = rs.attr("buf", None), ld.attr("buf", None)
+        if rb is not None and (lb is None or rb[0] != lb[0]):
+            return None
+    shape = tuple(ld.attr("shape", ())) if ld.opcode == "load" else ()
+    if (ld.opcode == "load" and e.uses.get(id(ld), 0) == 1 and not ld.attr("has_mask", False)
+            and ld.operands[0].type.dtype is dtype and len(shape) >= 2 and all(s == 1 for s in shape[:-2])):
+        return id(ld)
+    return None
 
 
 def emit_load(e: KernelEmitter, op: ir.Op) -> None:
@@ -172,9 +182,11 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
     out = e.result_tile(op)
     checked = _checked(op, len(shape))
     fast = "0" if mask is not None else _in_bounds(t, shape, checked)
-    if id(op) in dot_b_loads(e):   # a dot's B: in bounds with unit inner stride -> no copy
+    from tlc.emit_asm import gemm_bf16
+    # a dot's B (or a bf16 microkernel dot's A or B): in bounds with unit inner stride -> no copy
+    if id(op) in dot_b_loads(e) or id(op) in gemm_bf16.direct_loads(e):
         src, ld = f"{out.name}_src", f"{out.name}_ld"
-        e.line(f"const float* {src} = 0; int64_t {ld} = 0;")
+        e.line(f"const {'uint16_t' if t.dtype is DType.bfloat16 else 'float'}* {src} = 0; int64_t {ld} = 0;")
         e.open(f"if (({fast}) && {t.stride[-1]} == 1)")
         e.line(f"{src} = {t.data} + {_addr(t, ['0'] * len(shape))}; {ld} = {t.stride[-2]};")
         e.close(f"}} else if ({fast}) {{")

@@ -69,9 +69,18 @@ def discover(sources) -> list[Unit]:
     return units
 
 
-def _object_task(unit: Unit, variant: Variant, key: str, root: str, print_ir: bool):
+def uses_own_code(variant: Variant, c_source: str) -> bool:
+    """Whether a unit's C for ``variant`` uses what the variant adds over ``variant.reuse``: a
+    call of its bfloat16 microkernel (tlc/emit_asm/gemm_bf16.py names them ``tl_gemm_<family>_``).
+    When not, the unit's object is the reuse variant's (the rest of the C is the same)."""
+    return bool(variant.ukernel_bf16) and f"tl_gemm_{variant.ukernel_bf16}_" in c_source
+
+
+def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root: str, print_ir: bool):
     """Worker: compile one (unit, variant) and publish its cache entry. Returns (entry, None) or
-    (None, (kind, message)) so errors cross process boundaries without tracebacks."""
+    (None, (kind, message)) so errors cross process boundaries without tracebacks. ``reuse``:
+    a variant of the same build whose object serves this unit when :func:`uses_own_code` says
+    so; the entry then holds the C and IR but no object, and its meta names ``reuse``."""
     from tlc import driver
     c = cache_mod.Cache(Path(root))
     stage = c.staging("objects", key)
@@ -79,6 +88,10 @@ def _object_task(unit: Unit, variant: Variant, key: str, root: str, print_ir: bo
         res = driver.compile_unit(str(unit.path), variant, print_ir, display_file=unit.display)
         (stage / f"{unit.name}.c").write_text(res.c_source)
         (stage / f"{unit.name}.ir").write_text(res.ir_text)
+        if reuse is not None and not uses_own_code(variant, res.c_source):
+            meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
+                    "reuse": reuse}
+            return str(c.publish("objects", key, stage, meta)), None
         build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
     except TLCompileError as e:
         shutil.rmtree(stage, ignore_errors=True)
@@ -203,18 +216,23 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
     try:
         cache = cache_mod.Cache(Path(tmp.name) if tmp else config.cache_dir())
         entries, tasks = {}, []
+        names = [v.name for v in variants]
         for u in units:
             data = u.path.read_bytes()
             for v in variants:
+                reuse = v.reuse if v.reuse in names else None     # Variant.reuse: see _object_task
                 key = cache_mod.object_key(data, v, u.name, build.cc_version(build.cc_for(v)),
-                                           build.cflags(v, u.name), {"display": u.display})
+                                           build.cflags(v, u.name),
+                                           {"display": u.display, **({"reuse": reuse} if reuse else {})})
                 hit = None if print_ir_after_all else cache.lookup("objects", key)
                 if hit is not None:
                     entries[(u.name, v.name)] = hit
                 else:
-                    tasks.append((u, v, key))
+                    tasks.append((u, v, key, reuse))
         entries.update(_run_objects(tasks, cache.root, jobs, progress, print_ir_after_all))
         metas = {k: cache.meta(e) for k, e in entries.items()}
+        reused = {k for k, m in metas.items() if m.get("reuse")}
+        entries.update({k: entries[(k[0], metas[k]["reuse"])] for k in reused})
         kernels = _check_kernels(units, variants, metas)
         counts = {u.name: len(metas[(u.name, variants[0].name)]["kernels"]) for u in units}
         if not any(counts.values()):
@@ -234,6 +252,8 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
         if keep_sources:
             for u in units:
                 for v in variants:
+                    if (u.name, v.name) in reused:    # its object (and C) is the reuse variant's
+                        continue
                     e = entries[(u.name, v.name)]
                     payloads[f"src/{v.name}/{u.name}.c"] = (e / f"{u.name}.c").read_bytes()
                     files.append({"path": f"src/{v.name}/{u.name}.c"})

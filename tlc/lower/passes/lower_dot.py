@@ -29,6 +29,11 @@ def choose(op: ir.Op, variant):
     if op.attr("has_acc", False) and op.operands[2].type.dtype is not DType.float32:
         return None
     (M, K), N = a.shape, b.shape[1]
+    if getattr(variant, "ukernel_bf16", "") and a.dtype is DType.bfloat16 and b.dtype is DType.bfloat16:
+        from tlc.emit_asm import gemm_bf16     # bf16 x bf16 -> f32 on vdpbf16ps (pairwise sums)
+        blk = gemm_bf16.choose(variant.vregs, M, K, N)
+        if blk is not None:
+            return (variant.ukernel_bf16, *blk)
     blk = gemm.choose(variant.ukernel, variant.vregs, variant.lanes, M, K, N)
     return None if blk is None else (variant.ukernel, *blk)
 
