@@ -22,7 +22,7 @@ from tl._ops_reduce import reduce_sum
 def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduction: str = "mean"):
     """Negative log-likelihood loss.
 
-    input: (N, C, d1, ...) or (N, C) log-probabilities, float32/float16/bfloat16.
+    input: (N, C, d1, ...), (N, C) or unbatched (C,) log-probabilities, float32/float16/bfloat16.
     target: int class indices of shape (N, d1, ...); values in [0, C) or ``ignore_index``
     (None: no class is ignored, ONNX's default).
     weight: optional (C,) per-class weights (input's dtype).
@@ -35,6 +35,9 @@ def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduct
     tgt = np.asarray(target)
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"tl.ops.nll_loss: unknown reduction {reduction!r}")
+    if x.ndim == 1 and tgt.ndim == 0:               # unbatched (C,) input and a class index, like torch
+        r = nll_loss(x[None], tgt[None], weight, ignore_index, reduction)
+        return r.reshape(()) if reduction == "none" else r
     if x.ndim < 2:
         raise ValueError(f"tl.ops.nll_loss: input must be (N, C, ...), got shape {x.shape}")
     if tgt.dtype.kind not in "iu":
@@ -160,9 +163,9 @@ def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
         loss = _o.mul(_o.exp(t), _o.sub(t, x))
     else:
         zero = np.zeros((), x.dtype)
-        pos = _o.greater(t, zero)
-        safe = _o.where(pos, t, np.ones((), x.dtype))
-        loss = _o.where(pos, _o.mul(t, _o.sub(_o.log(safe), x)), _o.mul(t, zero))
+        nz = _o.not_equal(t, zero)                  # t = 0 gives 0; t < 0 gives NaN (log), like torch's xlogy
+        safe = _o.where(nz, t, np.ones((), x.dtype))
+        loss = _o.where(nz, _o.mul(t, _o.sub(_o.log(safe), x)), _o.mul(t, zero))
     if reduction == "batchmean":
         return _o.div(reduce_sum(loss), np.asarray(x.shape[0] if x.ndim else 1, x.dtype))
     return _reduce(loss, reduction, "kl_div")

@@ -26,6 +26,13 @@ def _pair(v):
     return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(a) for a in v)
 
 
+def _check_positive(op, **pairs):
+    """ValueError naming the argument when a stride / dilation / kernel size is not positive."""
+    for name, v in pairs.items():
+        if builtins.min(v) <= 0:
+            raise ValueError(f"tl.ops.{op}: {name} must be positive, got {v}")
+
+
 def _pads4(p):
     p = _pair(p) if isinstance(p, (int, np.integer)) or len(p) == 2 else tuple(int(a) for a in p)
     return (p[0], p[1], p[0], p[1]) if len(p) == 2 else p
@@ -299,6 +306,7 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     if cg * g != c or co % g:
         raise ValueError(f"tl.ops.conv2d: channels {c} / weight {w.shape} / groups {g} mismatch")
     (sh, sw), (dh, dw) = _pair(stride), _pair(dilation)
+    _check_positive("conv2d", stride=(sh, sw), dilation=(dh, dw))
     pt, pl, pb, pr = _pads4(padding)
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
@@ -337,6 +345,7 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
     _, cog, kh, kw = w.shape
     g = int(groups)
     (sh, sw), (dh, dw), (oph, opw) = _pair(stride), _pair(dilation), _pair(output_padding)
+    _check_positive("conv_transpose2d", stride=(sh, sw), dilation=(dh, dw))
     pt, pl, pb, pr = _pads4(padding)
     xz = full((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), 0, x.dtype)
     copy_into(xz[:, :, ::sh, ::sw], x)
@@ -365,6 +374,7 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
     kh, kw = _pair(kernel)
     sh, sw = _pair(stride if stride is not None else kernel)
     dh, dw = _pair(dilation)
+    _check_positive("pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
     pt, pl, pb, pr = _pads4(padding)
     oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
     ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
@@ -386,6 +396,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     n, c, h, wd = x.shape
     sh, sw = _pair(stride if stride is not None else kernel_size)
     dh, dw = _pair(dilation)
+    _check_positive("max_pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
     pt, pl, pb, pr = _pads4(padding)
     oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
     ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)

@@ -35,9 +35,18 @@ DEFAULT_PACKAGE = os.path.join(_REPO, "build", "ops.tlpkg")
 _PKG = None
 _LOCK = threading.Lock()
 
-_NAMES = {np.dtype(np.float32): "float32", np.dtype(np.float16): "float16",
+
+class _DtypeNames(dict):
+    """numpy dtype -> kernel dtype name; an unsupported dtype raises a TypeError (not a KeyError)."""
+
+    def __missing__(self, key):
+        raise TypeError(f"tl.ops: unsupported dtype {key}; tl.ops takes "
+                        f"{', '.join(sorted(set(self.values())))}")
+
+
+_NAMES = _DtypeNames({np.dtype(np.float32): "float32", np.dtype(np.float16): "float16",
           np.dtype(np.int8): "int8", np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
-          np.dtype(np.bool_): "bool"}
+          np.dtype(np.bool_): "bool"})
 if bfloat16 is not None:
     _NAMES[bfloat16] = "bfloat16"
 _FLOATS = ("float32", "float16", "bfloat16")

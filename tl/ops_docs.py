@@ -45,7 +45,10 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "docs", "operators.md")
+    import argparse
+    ap = argparse.ArgumentParser(description="Write the operator table (docs/operators.md) from tl/_ops_catalog.py.")
+    ap.add_argument("path", nargs="?", default=os.path.join(REPO, "docs", "operators.md"), help="output file")
+    path = ap.parse_args().path
     with open(path, "w", encoding="utf-8") as f:
         f.write(render())
     print(f"{path}: {len(registry())} operators")

@@ -184,3 +184,27 @@ def test_vector_norms_and_pool1d(rng_seed):
         np.testing.assert_allclose(ops.avg_pool1d(s, k, st, min(pd, k // 2), cm),
                                    F.avg_pool1d(T(s), k, st, min(pd, k // 2), cm).numpy(), rtol=1e-6, atol=1e-7)
     assert ops.max_pool1d(s[0], 3).shape == (3, 7)
+
+
+def test_trial_findings_errors_and_edge_semantics():
+    """Fresh-user trial: unsupported dtypes raise TypeError (not KeyError), zero strides raise
+    ValueError naming the argument, nll_loss takes unbatched (C,) input, kl_div of a negative
+    target is NaN (torch's xlogy)."""
+    with pytest.raises(TypeError, match="unsupported dtype float64"):
+        ops.conv2d(np.zeros((1, 3, 8, 8)), np.zeros((4, 3, 3, 3)))
+    with pytest.raises(TypeError, match="unsupported dtype"):
+        ops.batch_norm(np.zeros((2, 3, 4)), np.zeros(3), np.ones(3))
+    x = np.zeros((1, 2, 6, 6), np.float32)
+    with pytest.raises(ValueError, match="stride must be positive"):
+        ops.max_pool2d(x, 2, 0)
+    with pytest.raises(ValueError, match="stride must be positive"):
+        ops.conv2d(x, np.zeros((3, 2, 3, 3), np.float32), stride=0)
+    lp = np.log(np.array([0.1, 0.2, 0.7], np.float32))
+    for red in ("mean", "sum", "none"):
+        got = ops.nll_loss(lp, np.int64(2), reduction=red)
+        want = F.nll_loss(T(lp), torch.tensor(2), reduction=red).numpy()
+        assert np.shape(got) == want.shape and np.allclose(got, want)
+    q = np.array([-1.0, 0.0, 0.5], np.float32)
+    z = np.zeros(3, np.float32)
+    np.testing.assert_array_equal(np.isnan(ops.kl_div(z, q, "none")),
+                                  np.isnan(F.kl_div(T(z), T(q), reduction="none").numpy()))
