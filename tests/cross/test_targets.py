@@ -192,3 +192,45 @@ def test_float_to_int_conversions_riscv(variant, tmp_path, tmp_path_factory):
         np.testing.assert_array_equal(np.load(tmp_path / "oi.npy"), _riscv_trunc(x, np.int32), err_msg=msg)
         np.testing.assert_array_equal(np.load(tmp_path / "ol.npy"), _riscv_trunc(x, np.int64), err_msg=msg)
         np.testing.assert_array_equal(np.load(tmp_path / "of.npy"), ref_f, err_msg=msg)
+
+
+DIVMOD = '''
+import tl
+
+@tl.kernel(grid=lambda x, y, oq, orr: (1, tl.cdiv(x.shape[1], 32)))
+def divmod_f(x: tl.tensor(tl.float32, 2), y: tl.tensor(tl.float32, 2), oq: tl.tensor(tl.float32, 2),
+             orr: tl.tensor(tl.float32, 2), BN: tl.constexpr = 32):
+    c = tl.program_id(1) * BN
+    a = tl.load(x + (0, c), (1, BN))
+    b = tl.load(y + (0, c), (1, BN))
+    tl.store(oq + (0, c), a // b)
+    tl.store(orr + (0, c), a % b)
+'''
+
+
+@pytest.mark.parametrize("variant", ["aarch64-neon", "riscv64-rvv", "riscv64-baseline"])
+def test_float_divmod_cross(variant, tmp_path, tmp_path_factory):
+    """Float `//` and `%` bit for bit as np.floor_divide / np.remainder on float32 (exact fmod,
+    npy_divmod): large quotients (1e8 % 3 = 1), zero/inf/NaN divisors, -0.0, random values."""
+    v = resolve(variant)[0]
+    _need(v)
+    bundle = _bundle(DIVMOD, variant, tmp_path)
+    sa = np.array([1e8, 5e8, 1e9, -1e8, 7.0, -7.0, 0.0, -0.0, 0.1, 3.4e38, np.inf, -np.inf, np.nan, 1e-45],
+                  np.float32)
+    sb = np.array([3.0, -3.0, 0.0, -0.0, np.inf, -np.inf, np.nan, 0.1, 1e-38], np.float32)
+    a, b = (m.ravel() for m in np.meshgrid(sa, sb))
+    rng = np.random.default_rng(9)
+    a = np.concatenate([a, (rng.standard_normal(300) * 1e9).astype(np.float32)]).reshape(1, -1)
+    b = np.concatenate([b, (rng.standard_normal(300) * 10).astype(np.float32)]).reshape(1, -1)
+    with np.errstate(all="ignore"):
+        wq, wr = np.floor_divide(a, b), np.remainder(a, b)
+    driver = _driver(v, tmp_path_factory)
+    for i in range(len(v.emulators)):
+        for n, arr in (("x", a), ("y", b), ("q", np.zeros_like(a)), ("r", np.zeros_like(a))):
+            np.save(tmp_path / f"{n}.npy", arr)
+        out = _run(v, i, driver, bundle, "run divmod_f 4 " + " ".join(f"t={tmp_path}/{n}.npy" for n in "xyqr") + "\n")
+        assert out[:1] == ["ok"], out
+        for n, want in (("q", wq), ("r", wr)):
+            got = np.load(tmp_path / f"{n}.npy")
+            same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+            assert same.all(), (variant, i, n, a[~same][:5], b[~same][:5], got[~same][:5], want[~same][:5])

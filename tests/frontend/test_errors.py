@@ -59,3 +59,28 @@ def test_syntax_error_is_located():
     with pytest.raises(TLCompileError) as ei:
         parse_source(HDR + "    v = (\n", "t.py")
     assert ei.value.loc.line >= 5
+
+
+_DUP_K = '''import tl
+
+@tl.kernel(grid=lambda x: (1,))
+def k(x: tl.tensor(tl.float32, 1)):
+    tl.store(x + (0,), tl.load(x + (0,), (16,)))
+'''
+
+
+def test_same_kernel_name_twice_in_one_file():
+    e = assert_located(_DUP_K + "\n" + _DUP_K.split("\n", 1)[1], 9, 1, "kernel 'k' is defined twice in this file")
+    assert "`def k` at t.py:4:1 and `def k` at t.py:9:1" in e.message
+
+
+def test_specialization_named_like_another_kernel():
+    src = _DUP_K.replace("(1,))", "(1,), specializations=[dict(DT=tl.float32)])").replace(
+        "tl.float32, 1)", "DT, 1), DT: tl.constexpr = tl.float32") + "\n" + \
+        _DUP_K.split("\n", 1)[1].replace("def k(", "def k__DT_float32(")
+    e = assert_located(src, 9, 1, "kernel 'k__DT_float32' is defined twice in this file")
+    assert "a specialization of `k` at t.py:4:1 and `def k__DT_float32` at t.py:9:1" in e.message
+    # a specialization repeated in one list is the same redefinition
+    rep = _DUP_K.replace("(1,))", "(1,), specializations=[dict(B=2), dict(B=2)])").replace(
+        "tl.float32, 1)", "tl.float32, 1), B: tl.constexpr = 1")
+    assert_located(rep, 4, 1, "kernel 'k__B_2' is defined twice in this file")

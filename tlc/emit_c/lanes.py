@@ -31,7 +31,7 @@ _FLOAT_UNARY = {"exp": "tl_v_exp({})", "log": "tl_v_log({})", "sqrt": "tl_sqrt({
                 "abs": "tl_v_abs({})", "neg": "(-({}))", "isnan": "(({0}) != ({0}))"}
 _FLOAT_BINARY = {"add": "(({}) + ({}))", "sub": "(({}) - ({}))", "mul": "(({}) * ({}))",
                  "div": "(({}) / ({}))", "maximum": "tl_v_max({}, {})", "minimum": "tl_v_min({}, {})",
-                 "floordiv": "tl_v_floor(({}) / ({}))", "truncdiv": "tl_v_trunc(({}) / ({}))",
+                 "floordiv": "tl_v_pyfloordiv({}, {})", "truncdiv": "tl_v_trunc(({}) / ({}))",
                  "mod": "tl_v_pymod({}, {})", "fmod": "tl_v_cfmod({}, {})", "pow": "tl_v_pow({}, {})"}
 _INT_CALL = {"floordiv": "tl_floordiv_{}", "mod": "tl_mod_{}", "truncdiv": "tl_truncdiv_{}",
              "fmod": "tl_fmod_{}"}

@@ -25,14 +25,24 @@ def parse_source(text: str, filename: str = "<string>", only: set[str] | None = 
     except SyntaxError as e:
         raise TLCompileError(f"syntax error: {e.msg}", ir.Loc(filename, e.lineno or 1, e.offset or 1),
                              e.text) from None
-    kernels = []
+    kernels, seen = [], {}
     for fn, dec in scan_module(ctx, tree):
         try:
-            kernels.extend(_build(ctx, fn, dec, only, overrides))
+            built = _build(ctx, fn, dec, only, overrides)
         except TLCompileError:
             raise
         except Exception as e:  # noqa: BLE001 - never a compiler traceback for the user
             raise ctx.error(fn, f"internal compiler error: {type(e).__name__}: {e}") from None
+        for k in built:
+            # two instances of one name (two `def k`, a specialization named like another
+            # kernel, a repeated specialization) would reach the C compiler as a redefinition
+            where = (f"`def {fn.name}` at {ctx.loc(fn)}" if k.name == fn.name
+                     else f"a specialization of `{fn.name}` at {ctx.loc(fn)}")
+            if k.name in seen:
+                raise ctx.error(fn, f"kernel {k.name!r} is defined twice in this file: "
+                                    f"{seen[k.name]} and {where}")
+            seen[k.name] = where
+        kernels.extend(built)
     return ir.Module(tuple(kernels), filename)
 
 
