@@ -58,9 +58,9 @@ def __getattr__(name):
     if name == "ops":
         import importlib
         return importlib.import_module("tl.ops")
-    if name == "TLError":
-        from tl._runtime import TLError
-        return TLError
+    if name in ("TLError", "ScalarRangeError"):
+        from tl import _runtime
+        return getattr(_runtime, name)
     if name in ("set_num_threads", "num_threads"):    # the default runtime's thread count (lazy)
         from tl import _runtime
         return getattr(_runtime, name)

@@ -5,10 +5,10 @@
  * tl_kernel_launch is called with the GIL released. Only the fully valid common case is taken
  * here; anything else (an argument that is not an exact ndarray of a known dtype, a read-only
  * array the kernel writes, a stride that is not a multiple of the itemsize, a scalar that is not
- * an int/float, a closed package, a wrong argument count or keyword...) goes to the Python
- * implementation `_call_slow`, which raises the argument-naming errors. Errors of the runtime
- * itself (rank, aliasing, alignment...) are raised through `runtime._error(status)`, exactly as
- * the ctypes path does.
+ * an int/float or an int outside its dtype's range, a closed package, a wrong argument count or
+ * keyword...) goes to the Python implementation `_call_slow`, which raises the argument-naming
+ * errors. Errors of the runtime itself (rank, aliasing, alignment...) are raised through
+ * `runtime._error(status)`, exactly as the ctypes path does.
  *
  * No NumPy C API: ndarray fields are read through the struct NumPy guarantees to its inline
  * accessors (PyArrayObject_fields: data, nd, dimensions, strides, base, descr, flags), and dtypes
@@ -367,8 +367,11 @@ static PyObject* do_call(KernelObject* self, PyObject* const* items, Py_ssize_t 
         long long v = PyLong_AsLongLongAndOverflow(a, &overflow);
         if (overflow || (v == -1 && PyErr_Occurred())) {
           PyErr_Clear();
-          DECLINE();
+          DECLINE();   /* outside int64: the Python path raises tl.ScalarRangeError */
         }
+        if ((p->dtype == TL_DTYPE_INT32 && (v < INT32_MIN || v > INT32_MAX)) ||
+            (p->dtype == TL_DTYPE_INT8 && (v < INT8_MIN || v > INT8_MAX)))
+          DECLINE();   /* outside the declared dtype: likewise, with the same message */
         values[i].i64 = v;
       }
     }

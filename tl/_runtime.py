@@ -31,7 +31,8 @@ try:  # the optional C extension (tl/_fastcall.c); None when not built
 except ImportError:  # pragma: no cover - depends on the build
     _FASTCALL_MODULE = None
 
-__all__ = ["TLError", "KernelNotFoundError", "Package", "Kernel", "Runtime", "Param", "load", "default_runtime",
+__all__ = ["TLError", "KernelNotFoundError", "ScalarRangeError",
+           "Package", "Kernel", "Runtime", "Param", "load", "default_runtime",
            "set_num_threads", "num_threads", "cpu_features", "version", "library_path", "fastcall_enabled"]
 
 # ---------------------------------------------------------------------------------------------
@@ -55,7 +56,8 @@ kDLInt, kDLUInt, kDLFloat, kDLBfloat, kDLBool = 0, 1, 2, 4, 6
 STATUS_NAMES = {0: "TL_OK", 1: "TL_ERROR_INVALID_ARGUMENT", 2: "TL_ERROR_NOT_FOUND", 3: "TL_ERROR_BAD_PACKAGE",
                 4: "TL_ERROR_VERSION", 5: "TL_ERROR_UNSUPPORTED", 6: "TL_ERROR_OUT_OF_MEMORY",
                 7: "TL_ERROR_INTERNAL"}
-TL_OK, TL_ERROR_NOT_FOUND = 0, 2
+TL_OK, TL_ERROR_INVALID_ARGUMENT, TL_ERROR_NOT_FOUND = 0, 1, 2
+TL_MAX_THREADS = 1024
 
 
 class TLError(RuntimeError):
@@ -284,7 +286,14 @@ class Runtime:
         return self._lib.tl_runtime_num_threads(self._handle)
 
     def set_num_threads(self, n: int) -> None:
-        status = self._lib.tl_runtime_set_num_threads(self._handle, int(n))
+        """n threads (0: one per online CPU); TypeError unless n is an int (not a bool, not a float)."""
+        if isinstance(n, (bool, np.bool_)) or not hasattr(type(n), "__index__"):
+            raise TypeError(f"set_num_threads: expects an int number of threads, got {type(n).__name__} {n!r}")
+        n = n.__index__()
+        if not -2 ** 31 <= n <= 2 ** 31 - 1:     # else the runtime's own check (TLError) says why
+            raise ValueError(f"set_num_threads: num_threads must be >= 0 (0: one per online CPU) and "
+                             f"at most {TL_MAX_THREADS}, got {_show_int(n)}")
+        status = self._lib.tl_runtime_set_num_threads(self._handle, n)
         if status != TL_OK:
             raise self._error(status)
 
@@ -637,17 +646,10 @@ class Kernel(_KernelBase):
                         dims[o + 8 + d] = s // isz
             else:
                 v = values[i]
-                try:
-                    if dt <= TL_DTYPE_INT64:
-                        if dt == TL_DTYPE_BOOL:
-                            v.i64 = 1 if a else 0
-                        else:
-                            v.i64 = a.__index__()
-                    else:
-                        v.f64 = float(a)
-                except (TypeError, AttributeError, OverflowError, ValueError):
-                    raise TypeError(f"kernel {self.name}: argument '{name}' expects a {DTYPE_NAMES[dt]} scalar, "
-                                    f"got {type(a).__name__} {a!r}") from None
+                if dt <= TL_DTYPE_INT64:
+                    v.i64 = _int_scalar(a, dt, name, self.name)
+                else:
+                    v.f64 = _float_scalar(a, dt, name, self.name)
         if grid is None:
             opts = None
         else:
@@ -673,6 +675,68 @@ class Kernel(_KernelBase):
             """With tl._fastcall: the call with every tensor viewed as (rows, cols) like
             tl.ops._to2d, or False (nothing run) to use the general path. Without it: False."""
             return False
+
+
+_INT_RANGES = {TL_DTYPE_INT8: (-2 ** 7, 2 ** 7 - 1), TL_DTYPE_INT32: (-2 ** 31, 2 ** 31 - 1),
+               TL_DTYPE_INT64: (-2 ** 63, 2 ** 63 - 1)}
+_FLOAT_SCALAR_TYPES = (int, float, np.integer, np.floating, np.bool_)   # bool is an int
+
+
+class ScalarRangeError(TLError, OverflowError):
+    """A kernel's integer scalar argument outside the range of its declared dtype (raised before
+    any launch; an OverflowError and, as the runtime's own range check was, a TLError)."""
+
+
+def _scalar_type_error(a, dt, name, kname):
+    r = repr(a)
+    if len(r) > 60:
+        r = r[:57] + "..."
+    return TypeError(f"kernel {kname}: argument '{name}' expects a {DTYPE_NAMES[dt]} scalar, "
+                     f"got {type(a).__name__} {r}")
+
+
+def _show_int(n: int) -> str:
+    m = -n if n < 0 else n
+    if m.bit_length() > 32 and m & (m - 1) == 0:
+        return f"{'-' if n < 0 else ''}2**{m.bit_length() - 1}"
+    if m.bit_length() > 32 and m & (m + 1) == 0:
+        return f"{'-' if n < 0 else ''}(2**{m.bit_length()} - 1)"
+    s = str(n)
+    return s if len(s) <= 40 else f"{s[:20]}...({n.bit_length()} bits)"
+
+
+def _int_scalar(a, dt, name, kname) -> int:
+    """The value of an integer (or bool) kernel scalar; TypeError for a non-number (str, None,
+    arrays, floats for int dtypes) and ScalarRangeError outside the dtype's range. The C fast
+    path (tl/_fastcall.c) takes the in-range Python ints and leaves everything else to this."""
+    if isinstance(a, _ndarray):
+        raise _scalar_type_error(a, dt, name, kname)
+    if dt == TL_DTYPE_BOOL:
+        if isinstance(a, _FLOAT_SCALAR_TYPES):
+            return 1 if a else 0
+        raise _scalar_type_error(a, dt, name, kname)
+    try:
+        n = a.__index__()
+    except (TypeError, AttributeError, ValueError):
+        raise _scalar_type_error(a, dt, name, kname) from None
+    lo, hi = _INT_RANGES[dt]
+    if not lo <= n <= hi:
+        raise ScalarRangeError(f"kernel {kname}: argument '{name}' ({DTYPE_NAMES[dt]}) out of range "
+                               f"[{_show_int(lo)}, {_show_int(hi)}]: {_show_int(n)}", TL_ERROR_INVALID_ARGUMENT)
+    return n
+
+
+def _float_scalar(a, dt, name, kname) -> float:
+    """The value of a floating kernel scalar: Python ints/floats and NumPy numbers (float32
+    rounds later, not an error); TypeError for anything else, OverflowError for an int too
+    large for a double."""
+    if not isinstance(a, _FLOAT_SCALAR_TYPES):
+        raise _scalar_type_error(a, dt, name, kname)
+    try:
+        return float(a)
+    except OverflowError:
+        raise OverflowError(f"kernel {kname}: argument '{name}' ({DTYPE_NAMES[dt]}) out of range: "
+                            f"{_show_int(int(a))}") from None
 
 
 def _as_array(a, name, kname):

@@ -53,7 +53,7 @@ def _ensure_runtime():
 _ensure_runtime()
 
 
-def build_bundle(out: Path, defines: dict | None = None) -> Path:
+def build_bundle(out: Path, defines: dict | None = None, source: Path = FIXTURE_C) -> Path:
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
         pytest.skip("no C compiler")
@@ -61,7 +61,7 @@ def build_bundle(out: Path, defines: dict | None = None) -> Path:
            "-fvisibility=hidden", f"-I{INCLUDE}"]
     for k, v in (defines or {}).items():
         cmd.append(f"-D{k}={v}")
-    cmd += [str(FIXTURE_C), "-o", str(out)]
+    cmd += [str(source), "-o", str(out)]
     subprocess.run(cmd, check=True)
     return out
 
