@@ -368,16 +368,26 @@ def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
     return o, extra
 
 
-def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
-    x = np.asarray(x)
-    n, c, h, wd = x.shape
+def _pool_params(x, kernel, stride, padding, dilation, ceil_mode):
+    """Pooling geometry of an (N, C, H, W) x: (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh,
+    ow, ew): eh/ew the extra bottom/right padding ceil_mode needs. ValueError for a non-positive
+    kernel size, stride or dilation."""
+    h, wd = x.shape[2:]
     kh, kw = _pair(kernel)
     sh, sw = _pair(stride if stride is not None else kernel)
     dh, dw = _pair(dilation)
-    _check_positive("pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
+    _check_positive("max_pool2d / avg_pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
     pt, pl, pb, pr = _pads4(padding)
     oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
     ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
+    return kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_
+
+
+def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
+    x = np.asarray(x)
+    n, c = x.shape[:2]
+    kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_ = _pool_params(x, kernel, stride, padding, dilation,
+                                                                          ceil_mode)
     xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=fill)
     cols = np.empty((n, c, oh, ow, kh, kw), x.dtype)
     copy_into(cols, _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
@@ -393,13 +403,8 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
         return amax(cols, -1)
     # small windows: a chain of elementwise maximums over the KH * KW strided window views of
     # the padded input (one pass over the output each), instead of copying every window
-    n, c, h, wd = x.shape
-    sh, sw = _pair(stride if stride is not None else kernel_size)
-    dh, dw = _pair(dilation)
-    _check_positive("max_pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
-    pt, pl, pb, pr = _pads4(padding)
-    oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
-    ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
+    kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_ = _pool_params(x, kernel_size, stride, padding,
+                                                                          dilation, ceil_mode)
     xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=-np.inf) if pt + pl + pb + pr + eh + ew_ else x
     win = _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow)
     y = contiguous(win[:, :, 0, 0])

@@ -105,15 +105,17 @@ def kernel(name, args, body: ir.Block, grid: ir.Block | None = None, workspace=0
 
 
 # ------------------------------------------------------------------ compile + call
-def compile_bundle(kernels, isa: str) -> Path:
-    src = emit_bundle(kernels, VARIANTS[isa], "test_kernel.py")
+def compile_bundle(kernels, isa) -> Path:
+    """The bundle .so of ``kernels`` for ``isa`` (a VARIANTS key, or a Variant), cached by content."""
+    variant = VARIANTS[isa] if isinstance(isa, str) else isa
+    src = emit_bundle(kernels, variant, "test_kernel.py")
     h = hashlib.sha256(src.encode()).hexdigest()[:20]
     _CACHE.mkdir(exist_ok=True)
-    so = _CACHE / f"{h}-{isa}.so"
+    so = _CACHE / f"{h}-{variant.name}.so"
     if not so.exists():
-        c = _CACHE / f"{h}-{isa}.c"
+        c = _CACHE / f"{h}-{variant.name}.c"
         c.write_text(src)
-        cmd = ["gcc", *BUNDLE_CFLAGS, *VARIANTS[isa].cflags, "-I", str(ROOT / "libtl_runtime/include"),
+        cmd = ["gcc", *BUNDLE_CFLAGS, *variant.cflags, "-I", str(ROOT / "libtl_runtime/include"),
                str(c), "-o", str(so) + ".tmp"]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -200,3 +202,34 @@ class Loaded:
 
 def run(kernels, isa, name, args, grid=None):
     return Loaded(compile_bundle(kernels, isa))(name, args, grid)
+
+
+def dot_kernel(name, M, K, N, variant, with_acc, micro=True, in_dt=DType.float32, a_at=(0, 0), b_at=(0, 0)):
+    """(kernel, ukernel): c[0:M, 0:N] (+)= a[a_at:][:M, :K] @ b[b_at:][:K, :N] with a, b of
+    ``in_dt`` and c float32; the dot gets lower_dot's microkernel choice when ``micro``."""
+    from tlc.lower.passes import lower_dot
+    a, bb, c = targ("a", 0, in_dt, 2), targ("b", 1, in_dt, 2), targ("c", 2, DType.float32, 2)
+    b = B()
+    z = b.const(0)
+    ta = b.load(b.view(a, b.const(a_at[0]), b.const(a_at[1])), (M, K))
+    tb = b.load(b.view(bb, b.const(b_at[0]), b.const(b_at[1])), (K, N))
+    acc = b.load(b.view(c, z, z), (M, N)) if with_acc else None
+    d = b.dot(ta, tb, acc)
+    uk = lower_dot.choose(d, variant) if micro else None
+    if uk is not None:
+        assert b.ops[-1] is d
+        d = b.ops[-1] = d.with_(attrs={**dict(d.attrs), "ukernel": uk})
+    b.store(b.view(c, z, z), d)
+    return kernel(name, [a, bb, c], b.block([a, bb, c])), uk
+
+
+def run_micro_and_portable(lib, n, A, Bm, C0, with_acc):
+    """[microkernel result, portable-loop result] of the dot kernels mm{n}_1 and mm{n}_0 built by
+    :func:`dot_kernel` (C starts as C0 with an accumulator, else NaN)."""
+    M, N = C0.shape
+    outs = []
+    for micro in (1, 0):
+        C = C0.copy() if with_acc else np.full((M, N), np.nan, np.float32)
+        lib(f"mm{n}_{micro}", [A, Bm, C], grid=(1,))
+        outs.append(C)
+    return outs

@@ -6,17 +6,14 @@ zero-filled edge tiles; against float64 NumPy on the bfloat16 values with the do
 contract |C - A @ B| <= (K + 1) * 2**-23 * (|A| @ |B| + |C0|). The same kernels on the plain
 x86_64-avx512 variant (float32 path) meet the same contract. Denormal handling of each path
 is pinned down (vdpbf16ps: inputs read as zero, results flushed)."""
-import hashlib
-import subprocess
 
 import numpy as np
 import pytest
 
 from tl import _runtime
 import tl.ops as ops
-from harness import B, Loaded, ROOT, _CACHE, kernel, targ
+from harness import B, Loaded, compile_bundle, dot_kernel, targ
 from tlc.emit_asm import gemm_bf16
-from tlc.emit_c import BUNDLE_CFLAGS, emit_bundle
 from tlc.lower.dtypes import DType
 from tlc.lower.passes import lower_dot
 from tlc.target import resolve
@@ -26,43 +23,12 @@ HAS_BF16 = "avx512bf16" in _runtime.cpu_features()
 bf16 = ops.bfloat16
 
 
-def _compile(kernels, variant):
-    src = emit_bundle(kernels, variant, "test_kernel.py")
-    h = hashlib.sha256(src.encode()).hexdigest()[:20]
-    _CACHE.mkdir(exist_ok=True)
-    so = _CACHE / f"{h}-{variant.name}.so"
-    if not so.exists():
-        c = _CACHE / f"{h}-{variant.name}.c"
-        c.write_text(src)
-        cmd = ["gcc", *BUNDLE_CFLAGS, *variant.cflags, "-I", str(ROOT / "libtl_runtime/include"),
-               str(c), "-o", str(so) + ".tmp"]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        assert r.returncode == 0, f"gcc failed: {' '.join(cmd)}\n{r.stderr[:4000]}"
-        (so.parent / (so.name + ".tmp")).rename(so)
-    return Loaded(so)
-
-
 def _shapes():
     out = [(m, 6, 40) for m in range(1, 30)]                      # mr is 12 or 14 here
     out += [(13, 5, n) for n in (1, 7, 15, 16, 17, 31, 32, 33, 47, 48, 49, 63, 64, 65, 80, 95, 96, 97)]
     out += [(9, k, 48) for k in (1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17, 31, 33)]
     out += [(25, 33, 61), (30, 17, 100), (3, 2, 7), (1, 1, 1)]
     return out
-
-
-def _kernel(name, M, K, N, variant, with_acc):
-    a, bb, c = targ("a", 0, DType.bfloat16, 2), targ("b", 1, DType.bfloat16, 2), targ("c", 2, DType.float32, 2)
-    b = B()
-    z = b.const(0)
-    ta = b.load(b.view(a, z, z), (M, K))
-    tb = b.load(b.view(bb, z, z), (K, N))
-    acc = b.load(b.view(c, z, z), (M, N)) if with_acc else None
-    d = b.dot(ta, tb, acc)
-    uk = lower_dot.choose(d, variant)
-    if uk is not None:
-        d = b.ops[-1] = d.with_(attrs={**dict(d.attrs), "ukernel": uk})
-    b.store(b.view(c, z, z), d)
-    return kernel(name, [a, bb, c], b.block([a, bb, c])), uk
 
 
 def _bound(A, Bm, C0):
@@ -113,13 +79,13 @@ def test_bf16_dot_edges(variant, layout):
     shapes = _shapes()
     ks = []
     for n, (M, K, N) in enumerate(shapes):
-        k, uk = _kernel(f"mm{n}", M, K, N, variant, n % 2 == 1)
+        k, uk = dot_kernel(f"mm{n}", M, K, N, variant, n % 2 == 1, in_dt=DType.bfloat16)
         if variant is BF16V:
             assert uk is not None and uk[0] == "avx512bf16", (M, K, N, uk)
         else:
             assert uk is None or uk[0] == "avx512"
         ks.append(k)
-    lib = _compile(ks, variant)
+    lib = Loaded(compile_bundle(ks, variant))
     _run_all(lib, shapes, layout, np.random.default_rng(hash(layout) % 1000))
 
 
@@ -137,7 +103,8 @@ def test_choose_bf16_blocks():
 
 
 def _one(variant, a, b):
-    lib = _compile([_kernel("one", 1, a.shape[1], 16, variant, False)[0]], variant)
+    k = dot_kernel("one", 1, a.shape[1], 16, variant, False, in_dt=DType.bfloat16)[0]
+    lib = Loaded(compile_bundle([k], variant))
     c = np.full((1, 16), np.nan, np.float32)
     lib("one", [a, b, c], grid=(1,))
     return c

@@ -7,31 +7,12 @@ to fp32 accuracy and the portable vector loops bit for bit (same fma order)."""
 import numpy as np
 import pytest
 
-from harness import B, VARIANTS, compile_bundle, Loaded, kernel, targ
-from tlc.lower.dtypes import DType
-from tlc.lower.passes import lower_dot
+from harness import VARIANTS, compile_bundle, dot_kernel, Loaded, run_micro_and_portable
 
-f32 = DType.float32
 UK_ISAS = sorted(isa for isa, v in VARIANTS.items() if v.ukernel in ("avx512", "avx2"))
 SHAPES = ([(1, k, n) for k in (1, 3, 5, 130) for n in (16, 48, 256, 272, 400)]
           + [(1, 7, 9), (1, 4, 40)]
           + [(13, 9, 64), (25, 33, 96), (40, 130, 48), (7, 5, 32), (30, 17, 200)])
-
-
-def dot_kernel(name, M, K, N, variant, with_acc, micro):
-    """c[0:M, 0:N] (+)= a[1:, 2:][:M, :K] @ b[3:, 1:][:K, :N] (windows of the arguments)."""
-    a, bb, c = targ("a", 0, f32, 2), targ("b", 1, f32, 2), targ("c", 2, f32, 2)
-    b = B()
-    z = b.const(0)
-    ta = b.load(b.view(a, b.const(1), b.const(2)), (M, K))
-    tb = b.load(b.view(bb, b.const(3), b.const(1)), (K, N))
-    acc = b.load(b.view(c, z, z), (M, N)) if with_acc else None
-    d = b.dot(ta, tb, acc)
-    uk = lower_dot.choose(d, variant) if micro else None
-    if uk is not None:
-        d = b.ops[-1] = d.with_(attrs={**dict(d.attrs), "ukernel": uk})
-    b.store(b.view(c, z, z), d)
-    return kernel(name, [a, bb, c], b.block([a, bb, c])), uk
 
 
 @pytest.mark.parametrize("isa", UK_ISAS)
@@ -40,7 +21,7 @@ def test_in_place_operands(isa):
     ks = []
     for n, (M, K, N) in enumerate(SHAPES):
         for micro in (True, False):
-            ks.append(dot_kernel(f"mm{n}_{int(micro)}", M, K, N, v, n % 2 == 1, micro)[0])
+            ks.append(dot_kernel(f"mm{n}_{int(micro)}", M, K, N, v, n % 2 == 1, micro, a_at=(1, 2), b_at=(3, 1))[0])
     lib = Loaded(compile_bundle(ks, isa))
     rng = np.random.default_rng(11)
     for n, (M, K, N) in enumerate(SHAPES):
@@ -51,11 +32,7 @@ def test_in_place_operands(isa):
             Bm = rng.standard_normal((K + 6, s * (N + 3))).astype(np.float32)
             A, Bm = A[:, ::s], Bm[:, ::s]
             C0 = rng.standard_normal((M, N)).astype(np.float32)
-            outs = []
-            for micro in (1, 0):
-                Cm = C0.copy() if with_acc else np.full((M, N), np.nan, np.float32)
-                lib(f"mm{n}_{micro}", [A, Bm, Cm], grid=(1,))
-                outs.append(Cm)
+            outs = run_micro_and_portable(lib, n, A, Bm, C0, with_acc)
             want = A[1:1 + M, 2:2 + K].astype(np.float64) @ Bm[3:3 + K, 1:1 + N] + (C0 if with_acc else 0)
             np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5 * (K + 1),
                                        err_msg=f"{isa} {layout} {M}x{K}x{N}")

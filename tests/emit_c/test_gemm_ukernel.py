@@ -5,11 +5,8 @@ portable vector loops bit for bit (same fma order)."""
 import numpy as np
 import pytest
 
-from harness import B, VARIANTS, compile_bundle, Loaded, kernel, targ
-from tlc.lower.dtypes import DType
-from tlc.lower.passes import lower_dot
+from harness import VARIANTS, compile_bundle, dot_kernel, Loaded, run_micro_and_portable
 
-f32 = DType.float32
 UK_ISAS = sorted(isa for isa, v in VARIANTS.items() if v.ukernel)
 
 
@@ -19,22 +16,6 @@ def _shapes():
     out += [(8, k, 48) for k in (1, 2, 3, 4, 5, 7, 8, 9, 31)]
     out += [(13, 33, 61), (24, 17, 144), (3, 2, 7)]
     return out
-
-
-def dot_kernel(name, M, K, N, variant, with_acc, micro):
-    a, bb, c = targ("a", 0, f32, 2), targ("b", 1, f32, 2), targ("c", 2, f32, 2)
-    b = B()
-    z = b.const(0)
-    ta = b.load(b.view(a, z, z), (M, K))
-    tb = b.load(b.view(bb, z, z), (K, N))
-    acc = b.load(b.view(c, z, z), (M, N)) if with_acc else None
-    d = b.dot(ta, tb, acc)
-    uk = lower_dot.choose(d, variant) if micro else None
-    if uk is not None:
-        assert b.ops[-1] is d
-        d = b.ops[-1] = d.with_(attrs={**dict(d.attrs), "ukernel": uk})
-    b.store(b.view(c, z, z), d)
-    return kernel(name, [a, bb, c], b.block([a, bb, c])), uk
 
 
 @pytest.mark.parametrize("isa", UK_ISAS)
@@ -56,11 +37,7 @@ def test_ukernel_edges(isa):
         A = rng.standard_normal((M, K)).astype(np.float32)
         Bm = rng.standard_normal((K, N)).astype(np.float32)
         C0 = rng.standard_normal((M, N)).astype(np.float32)
-        outs = []
-        for micro in (1, 0):
-            C = C0.copy() if with_acc else np.full((M, N), np.nan, np.float32)
-            lib(f"mm{n}_{micro}", [A, Bm, C], grid=(1,))
-            outs.append(C)
+        outs = run_micro_and_portable(lib, n, A, Bm, C0, with_acc)
         want = A.astype(np.float64) @ Bm + (C0 if with_acc else 0)
         np.testing.assert_allclose(outs[0], want, rtol=1e-5, atol=1e-5 * (K + 1), err_msg=f"{M}x{K}x{N}")
         assert np.array_equal(outs[0], outs[1]), f"{isa} {M}x{K}x{N}: microkernel != portable loops"

@@ -85,3 +85,11 @@ def ref_layer_norm(x, w, b, eps):
 def ref_rms_norm(x, w, eps):
     """float64 RMS norm over the last axis."""
     return x / np.sqrt((x * x).mean(-1, keepdims=True) + eps) * w
+
+
+def record_launches(monkeypatch):
+    """A list that collects the kernel instance name of every tl.ops launch (the launch still runs)."""
+    launched = []
+    real = ops._launch
+    monkeypatch.setattr(ops, "_launch", lambda name, *args: (launched.append(name), real(name, *args)))
+    return launched

@@ -11,7 +11,7 @@ import pytest
 import tl
 import tl.ops as ops
 from tl import _runtime
-from ops_helpers import PKG, REPO
+from ops_helpers import PKG, REPO, record_launches
 
 bf16 = ops.bfloat16
 HAS_BF16 = "avx512bf16" in _runtime.cpu_features()
@@ -47,9 +47,7 @@ def test_package_picks_bf16_variant():
                                  (1024, 1024, 1024)])
 def test_bf16_matmul_contract(mkn, monkeypatch):
     m, k, n = mkn
-    launched = []
-    real = ops._launch
-    monkeypatch.setattr(ops, "_launch", lambda name, *args: (launched.append(name), real(name, *args)))
+    launched = record_launches(monkeypatch)
     rng = np.random.default_rng(sum(mkn))
     a, b = _rand(rng, (m, k)), _rand(rng, (k, n))
     out = np.full((m, n), np.nan, np.float32)

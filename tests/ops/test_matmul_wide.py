@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
+from ops_helpers import record_launches
 
 
 def _tol(a, b):
@@ -17,9 +18,7 @@ def _tol(a, b):
                                  (1000, 259, 515), (513, 384, 531)])
 def test_wide_edges_against_float64(mkn, monkeypatch):
     m, k, n = mkn
-    launched = []
-    real = ops._launch
-    monkeypatch.setattr(ops, "_launch", lambda name, *args: (launched.append(name), real(name, *args)))
+    launched = record_launches(monkeypatch)
     rng = np.random.default_rng(sum(mkn))
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
@@ -75,9 +74,7 @@ def test_linear_wide_epilogues(act, with_res, contig_w, monkeypatch):
     (N, K) array (the kernel reads w = weight.T with inner stride K) and as a transposed view of a
     contiguous (K, N) array (unit inner stride: B is packed straight from the tensor)."""
     import math
-    launched = []
-    real = ops._launch
-    monkeypatch.setattr(ops, "_launch", lambda name, *args: (launched.append(name), real(name, *args)))
+    launched = record_launches(monkeypatch)
     m, k, n = 520, 300, 530
     rng = np.random.default_rng(n + with_res)
     x = rng.standard_normal((m, k)).astype(np.float32)

@@ -41,9 +41,15 @@ def _rows(rng, n, dt, strided):
     return x
 
 
-@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
-@pytest.mark.parametrize("dt", FLOATS, ids=str)
-@pytest.mark.parametrize("n", LENGTHS)
+def ROW_CASES(fn):
+    """Every row length x float dtype x (contiguous, strided rows)."""
+    for mark in (pytest.mark.parametrize("n", LENGTHS), pytest.mark.parametrize("dt", FLOATS, ids=str),
+                 pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])):
+        fn = mark(fn)
+    return fn
+
+
+@ROW_CASES
 def test_norms_lengths(n, dt, strided, rng_seed):
     rng, seed = rng_seed
     x = _rows(rng, n, dt, strided)
@@ -64,9 +70,7 @@ def test_norms_lengths(n, dt, strided, rng_seed):
     check(out, _rms(f64(x), f64(w), 1e-6), dt, "rms_norm " + msg, rtol=rt, atol=1e-5 if rt else None)
 
 
-@pytest.mark.parametrize("strided", [False, True], ids=["contiguous", "strided"])
-@pytest.mark.parametrize("dt", FLOATS, ids=str)
-@pytest.mark.parametrize("n", LENGTHS)
+@ROW_CASES
 def test_softmax_sum_lengths(n, dt, strided, rng_seed):
     rng, seed = rng_seed
     x = _rows(rng, n, dt, strided)

@@ -115,3 +115,16 @@ def pkg(package_path):
     p = R.load(package_path)
     yield p
     p.close()
+
+
+def load_ctypes(path):
+    """The package at ``path`` loaded on the ctypes call path (the tl._fastcall extension
+    switched off for this load), checked to be on that path."""
+    import tl._runtime as R
+    saved, R._FAST = R._FAST, None
+    try:
+        p = R.load(path)
+    finally:
+        R._FAST = saved
+    assert isinstance(p._life, R._Life)
+    return p

@@ -15,7 +15,7 @@ import pytest
 from numpy.lib.stride_tricks import as_strided
 
 import tl._runtime as R
-from rt_helpers import REPO, python_env
+from rt_helpers import REPO, load_ctypes, python_env
 
 BUILT = bool(glob.glob(os.path.join(os.path.dirname(R.__file__), "_fastcall*.so")))
 pytestmark = [pytest.mark.skipif(not BUILT, reason="tl._fastcall is not built (pip install -e .)"),
@@ -27,12 +27,7 @@ def pkgs(package_path):
     """(fast, slow): one package on the C path, one forced onto ctypes."""
     assert R.fastcall_enabled()
     fast = R.load(package_path)
-    saved, R._FAST = R._FAST, None
-    try:
-        slow = R.load(package_path)
-    finally:
-        R._FAST = saved
-    assert isinstance(slow._life, R._Life)
+    slow = load_ctypes(package_path)
     yield fast, slow
     fast.close()
     slow.close()

@@ -13,7 +13,7 @@ import pytest
 
 import tl
 import tl._runtime as R
-from rt_helpers import bundle_entry, build_bundle, manifest_for
+from rt_helpers import bundle_entry, build_bundle, load_ctypes, manifest_for
 
 FAST_BUILT = bool(glob.glob(os.path.join(os.path.dirname(R.__file__), "_fastcall*.so")))
 KERNELS = [("scalars", [("out", "tensor", "int64", 1, "readwrite"), ("b", "scalar", "bool", 0, "none"),
@@ -40,13 +40,7 @@ def _open(path, fast):
         p = R.load(path)
         assert not isinstance(p._life, R._Life)
         return p
-    saved, R._FAST = R._FAST, None
-    try:
-        p = R.load(path)
-    finally:
-        R._FAST = saved
-    assert isinstance(p._life, R._Life)
-    return p
+    return load_ctypes(path)
 
 
 @pytest.fixture(scope="module", params=["fast", "ctypes"])

@@ -88,15 +88,7 @@ def _emit_row(e, family: str, a: str, b: str, acc: str | None, out: str, K: int,
             c0 = f"{acc} + {j0 * L}" if acc is not None else "(const float*)0"
             e.line(f"{name}({a}, {bp} + {j0 * L}, {c0}, {out} + {j0 * L}, 4 * ({ld}));")
 
-    if b_src is not None and nvec * L == N:
-        e.open(f"if ({b_src[0]})")
-        calls(b_src[0], b_src[1])
-        e.close("} else {")
-        e.depth += 1
-        calls(b, str(N))
-        e.close()
-    else:
-        calls(b, str(N))
+    from_source_or_tile(e, b_src if nvec * L == N else None, calls, b, N)
     return nvec * L
 
 
@@ -167,6 +159,21 @@ def function(family: str, mr: int, nv: int, K: int, lda: int | None, ldb: int, l
         name=name, mr=mr, nv=nv, lda=lda, ldb=ldb, ldc=ldc, acc=acc, kloops=kloops, unroll=UNROLL,
         tail=tail, breg=breg, clobbers=list(range(nregs)), **extra)
     return name, src
+
+
+def from_source_or_tile(e, b_src, emit, b: str, N: int) -> None:
+    """emit(pointer, row stride) reading B from the tensor (``b_src`` = (pointer, row stride) C
+    names; used where the pointer is non-null at run time) or else from the dense tile ``b``
+    (row stride N); only from the tile when ``b_src`` is None."""
+    if b_src is None:
+        emit(b, str(N))
+        return
+    e.open(f"if ({b_src[0]})")
+    emit(b_src[0], b_src[1])
+    e.close("} else {")
+    e.depth += 1
+    emit(b, str(N))
+    e.close()
 
 
 def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, out: str,
@@ -245,15 +252,8 @@ def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, 
         e.close()
         e.close()
         e.close()
-    if pack and b_src is not None and Nv == N:
-        e.open(f"if ({b_src[0]})")
-        pack_from(b_src[0], b_src[1])
-        e.close("} else {")
-        e.depth += 1
-        pack_from(b, str(N))
-        e.close()
-    elif pack:
-        pack_from(b, str(N))
+    if pack:
+        from_source_or_tile(e, b_src if Nv == N else None, pack_from, b, N)
 
     def call(rows: int, vecs: int, i: str, j: str, direct: bool = False) -> None:
         c0 = f"{acc} + ({i}) * {N} + ({j})" if acc is not None else "(const float*)0"

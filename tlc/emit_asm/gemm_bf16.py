@@ -123,24 +123,10 @@ def direct_loads(e) -> set[int]:
     axes: when such a load is in bounds with unit inner stride it copies nothing
     (tlc/emit_c/memory.py) and the dot packs straight from the tensor's bf16 (no float32 round
     trip); otherwise it fills its float32 tile as usual and the dot packs from that."""
-    found = e.__dict__.get("_dot_bf16_loads")
-    if found is not None:
-        return found
-    from tlc.lower import ir
     from tlc.lower.dtypes import DType
-    from tlc.emit_c.memory import direct_operand
-    found = set()
-    for op in ir.walk(e.k.body):
-        uk = op.attr("ukernel", None) if op.opcode == "dot" else None
-        if uk is None or uk[0] != FAMILY:
-            continue
-        for ld in op.operands[:2]:
-            hit = direct_operand(e, ld, DType.bfloat16)
-            if hit is not None:
-                found.add(hit)
-    e.__dict__["_dot_bf16_loads"] = found
-    e.__dict__.setdefault("dot_b_src", {})
-    return found
+    from tlc.emit_c.memory import collect_direct_loads
+    return collect_direct_loads(e, "_dot_bf16_loads", lambda op, uk: op.operands[:2] if uk[0] == FAMILY else [],
+                                DType.bfloat16)
 
 
 def operand_srcs(e, op):

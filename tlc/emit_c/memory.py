@@ -134,23 +134,35 @@ def dot_b_loads(e: KernelEmitter) -> set[int]:
     no mask, float32 data and size-1 leading axes: when such a load is in bounds with unit
     inner stride it copies nothing, and the dot packs B straight from the tensor. The same for
     the A operand where ``gemm.a_from_source`` says so (the dot copies A with prefetching)."""
-    found = e.__dict__.get("_dot_b_loads")
+    from tlc.emit_asm import gemm
+
+    def operands(op, uk):
+        if uk[0] not in gemm.LANES:
+            return []
+        (M, _), N = op.operands[0].type.shape, op.operands[1].type.shape[1]
+        # B, and (gemm.a_from_source) A, which the dot then copies itself with prefetching
+        return (([op.operands[1]] if gemm.b_from_source(uk[0], M, uk[1], N) else [])
+                + ([op.operands[0]] if gemm.a_from_source(uk[0], M, uk[1]) else []))
+    return collect_direct_loads(e, "_dot_b_loads", operands, DType.float32)
+
+
+def collect_direct_loads(e: KernelEmitter, key: str, operands, dtype) -> set[int]:
+    """ids (cached in ``e`` under ``key``) of the loads behind the operands that
+    ``operands(dot_op, ukernel)`` lists for each microkernel ``dot`` and that the dot may read
+    in place (:func:`direct_operand` with ``dtype``)."""
+    found = e.__dict__.get(key)
     if found is not None:
         return found
-    from tlc.emit_asm import gemm
     found = set()
     for op in ir.walk(e.k.body):
         uk = op.attr("ukernel", None) if op.opcode == "dot" else None
-        if uk is None or uk[0] not in gemm.LANES:
+        if uk is None:
             continue
-        (M, _), N = op.operands[0].type.shape, op.operands[1].type.shape[1]
-        # B, and (gemm.a_from_source) A, which the dot then copies itself with prefetching
-        for ld in (([op.operands[1]] if gemm.b_from_source(uk[0], M, uk[1], N) else [])
-                   + ([op.operands[0]] if gemm.a_from_source(uk[0], M, uk[1]) else [])):
-            hit = direct_operand(e, ld, DType.float32)
+        for ld in operands(op, uk):
+            hit = direct_operand(e, ld, dtype)
             if hit is not None:
                 found.add(hit)
-    e.__dict__["_dot_b_loads"] = found
+    e.__dict__[key] = found
     e.__dict__.setdefault("dot_b_src", {})
     return found
 
