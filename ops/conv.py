@@ -40,6 +40,16 @@ out[n, c, q] = sum_t w[c, t] * x[n, c, q + taps[t]], a (BC, BW) multiply-add per
 import tl
 
 
+@tl.func
+def out_block(out, w, BM: tl.constexpr):
+    """(zg, co, g) of program axis 2, which runs over images x groups x output-channel blocks:
+    the image-and-group index zg, the first output channel co of this BM block, its group g."""
+    z = tl.program_id(2)
+    ncb = tl.cdiv(out.shape[1], BM)
+    zg = z // ncb
+    return zg, (z % ncb) * BM, zg % w.shape[0]
+
+
 @tl.kernel(grid=lambda x, w, out, BH, BW, BN: (tl.cdiv(out.shape[2], BH), tl.cdiv(out.shape[3], BW),
                                                 out.shape[0] * tl.cdiv(out.shape[1], BN)),
            specializations=[dict(BH=1, BW=112, BN=64, BK=24), dict(BH=1, BW=112, BN=64, BK=64),
@@ -82,11 +92,7 @@ def conv2d_nchw(x: tl.tensor(tl.float32, 7), w: tl.tensor(tl.float32, 3), out: t
     * x[z, c, kh, kw, p, oh, ow]."""
     ow = tl.program_id(0) * BW
     oh = tl.program_id(1) * BH
-    z = tl.program_id(2)
-    ncb = tl.cdiv(out.shape[1], BM)
-    zg = z // ncb
-    co = (z % ncb) * BM
-    g = zg % w.shape[0]
+    zg, co, g = out_block(out, w, BM)
     acc = tl.zeros((BM, BH * BW), tl.float32)
     for c in range(0, x.shape[1], BC):
         a = tl.reshape(tl.load(w + (g, co, c * (KH * KW * PH)), (1, BM, BC * KH * KW * PH)), (BM, BC * KH * KW * PH))
@@ -108,11 +114,7 @@ def conv2d_taps(x: tl.tensor(tl.float32, 3), taps: tl.tensor(tl.int64, 1), w: tl
                 BW: tl.constexpr = 96):
     """out[z, co, q] = sum_{t, c} w[z % G, t, co, c] * x[z, c, q + taps[t]]."""
     q = tl.program_id(0) * BW
-    z = tl.program_id(2)
-    ncb = tl.cdiv(out.shape[1], BM)
-    zg = z // ncb
-    co = (z % ncb) * BM
-    g = zg % w.shape[0]
+    zg, co, g = out_block(out, w, BM)
     nc = tl.cdiv(x.shape[1], BC)
     acc = tl.zeros((BM, BW), tl.float32)
     for i in range(0, taps.shape[0] * nc):   # one flat loop: the accumulator stays in place
