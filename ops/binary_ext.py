@@ -2,7 +2,7 @@
 
 All take rank-2 tensors (R, C) with any strides (stride 0 broadcasts); one (4, 256) tile per
 program. Instances: ``binary__DT_<dt>__OP_<op>``, ``compare__DT_<dt>__OP_<op>``,
-``logical__OP_<op>``, ``where__DT_<dt>``.
+``logical_not``, ``where__DT_<dt>`` (bool and/or/xor run on ops/bitwise.py's int8 kernel).
 
 binary   float32/float16/bfloat16: pow maximum minimum floor_divide remainder fmod
          trunc_divide (float math in float32, one rounding at the store); int32/int64: add sub
@@ -15,7 +15,7 @@ binary   float32/float16/bfloat16: pow maximum minimum floor_divide remainder fm
          floor_divide/remainder use NumPy's npy_divmod on it, so they match np.floor_divide /
          np.remainder / np.fmod on float32 (1 // 0.1 = 9, inf // 2 = nan, x % ±inf, -0.0).
 compare  float32/int32/int64 -> bool: lt le gt ge eq ne (NaN compares unequal).
-logical  bool: and or xor (x, y, out) and not (x, out).
+logical_not  bool: not (x, out).
 where    out = cond ? x : y; x, y, out of one dtype (float32/float16/bfloat16/int8/int32/int64).
 """
 import tl
@@ -138,24 +138,6 @@ def compare(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(tl.bool_, 2
         v = a == b
     else:
         v = a != b
-    tl.store(out + (r, c), v)
-
-
-@tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
-           specializations=[dict(OP="and"), dict(OP="or"), dict(OP="xor")])
-def logical(x: tl.tensor(tl.bool_, 2), y: tl.tensor(tl.bool_, 2), out: tl.tensor(tl.bool_, 2),
-            OP: tl.constexpr = "and", BM: tl.constexpr = 4, BN: tl.constexpr = 256):
-    """out = x OP y on bools."""
-    r = tl.program_id(0) * BM
-    c = tl.program_id(1) * BN
-    a = tl.load(x + (r, c), (BM, BN))
-    b = tl.load(y + (r, c), (BM, BN))
-    if OP == "and":
-        v = a & b
-    elif OP == "or":
-        v = a | b
-    else:
-        v = a ^ b
     tl.store(out + (r, c), v)
 
 

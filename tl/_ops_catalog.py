@@ -49,6 +49,15 @@ def _tr(op, onnx, aten, ref=None, kern=None, dtypes=F, tol=None):
 
 
 _SP = lambda x: np.logaddexp(0, x)  # noqa: E731
+_BITS = ("int8", "uint8", "int32", "uint32", "int64", "uint64", "bool")
+_ONNX_TRIG = ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh")
+_MATH_UNARY = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+               "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh,
+               "atanh": np.arctanh, "expm1": np.expm1, "log1p": np.log1p, "exp2": np.exp2, "log2": np.log2,
+               "log10": np.log10, "trunc": np.trunc, "logit": lambda x: np.log(x / (1 - x))}
+_MATH_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "copysign": np.copysign, "logaddexp": np.logaddexp,
+                "xlogy": lambda x, y: np.where((x == 0) & ~np.isnan(y), 0.0, x * np.log(y)),
+                "heaviside": np.heaviside, "fmax": np.fmax, "fmin": np.fmin}
 OPS_LIST = [
     # elementwise binary
     OpInfo("add", "elementwise", "Add", "aten::add", F, ("add",), np.add),
@@ -72,10 +81,10 @@ OPS_LIST = [
     OpInfo("equal", "comparison", "Equal", "aten::eq", F + I + ("bool",), ("compare[OP=eq]",), np.equal),
     OpInfo("not_equal", "comparison", "", "aten::ne", F + I + ("bool",), ("compare[OP=ne]",), np.not_equal),
     OpInfo("isnan", "comparison", "IsNaN", "aten::isnan", F, ("compare[OP=ne]",), np.isnan),
-    OpInfo("isinf", "comparison", "IsInf", "aten::isinf", F, ("compare[OP=eq]", "logical[OP=or]"), np.isinf),
-    OpInfo("logical_and", "logical", "And", "aten::logical_and", ("bool",), ("logical[OP=and]",), np.logical_and),
-    OpInfo("logical_or", "logical", "Or", "aten::logical_or", ("bool",), ("logical[OP=or]",), np.logical_or),
-    OpInfo("logical_xor", "logical", "Xor", "aten::logical_xor", ("bool",), ("logical[OP=xor]",), np.logical_xor),
+    OpInfo("isinf", "comparison", "IsInf", "aten::isinf", F, ("compare[OP=eq]", "bitwise[OP=or]"), np.isinf),
+    OpInfo("logical_and", "logical", "And", "aten::logical_and", ("bool",), ("bitwise[OP=and]",), np.logical_and),
+    OpInfo("logical_or", "logical", "Or", "aten::logical_or", ("bool",), ("bitwise[OP=or]",), np.logical_or),
+    OpInfo("logical_xor", "logical", "Xor", "aten::logical_xor", ("bool",), ("bitwise[OP=xor]",), np.logical_xor),
     OpInfo("logical_not", "logical", "Not", "aten::logical_not", ("bool",), ("logical_not",), np.logical_not),
     OpInfo("where", "elementwise", "Where", "aten::where", F + I + ("int8", "bool"), ("where",), np.where),
     OpInfo("cast", "elementwise", "Cast", "aten::_to_copy", F + I + ("int8", "bool"), ("cast",)),
@@ -218,7 +227,7 @@ OPS_LIST = [
     OpInfo("addcmul", "elementwise", "", "aten::addcmul", F, ("mul", "add")),
     OpInfo("addcdiv", "elementwise", "", "aten::addcdiv", F, ("div", "mul", "add")),
     OpInfo("nan_to_num", "elementwise", "", "aten::nan_to_num", F, ("compare", "where")),
-    OpInfo("isfinite", "comparison", "", "aten::isfinite", F, ("compare", "logical")),
+    OpInfo("isfinite", "comparison", "", "aten::isfinite", F, ("compare", "bitwise", "logical_not")),
     OpInfo("masked_fill", "indexing", "", "aten::masked_fill", F + I + ("int8", "bool"), ("where",)),
     OpInfo("std", "reduction", "", "aten::std (here correction=0 by default)", F, ("var_mean", "unary[OP=sqrt]")),
     OpInfo("std_mean", "reduction", "", "aten::std_mean (correction=0 by default)", F, ("var_mean", "unary[OP=sqrt]")),
@@ -256,5 +265,17 @@ OPS_LIST = [
     OpInfo("pairwise_distance", "normalization", "", "aten::pairwise_distance", F, ("sub", "mul", "row_sum")),
     # position
     OpInfo("rotary_embedding", "position", "RotaryEmbedding", "(rotary embedding)", F, ("mul", "sub", "add", "copy6")),
+    # elementary math (ops/math_ext.py umath / bmath; tl/_ops_math_ext.py)
+    *[_tr(n, n.capitalize() if n in _ONNX_TRIG else "", f"aten::{n}", r, f"umath[OP={n}]",
+          tol=TOL if n == "trunc" else None) for n, r in _MATH_UNARY.items()],
+    *[OpInfo(n, "elementwise", "", f"aten::{n}", F, (f"bmath[OP={n}]",), r) for n, r in _MATH_BINARY.items()],
+    *[OpInfo(f"bitwise_{n}", "bitwise", f"Bitwise{n.capitalize()}", f"aten::bitwise_{n}", _BITS, (k,), r)
+      for n, k, r in (("and", "bitwise[OP=and]", np.bitwise_and), ("or", "bitwise[OP=or]", np.bitwise_or),
+                      ("xor", "bitwise[OP=xor]", np.bitwise_xor), ("not", "bitwise_not", np.invert))],
+    OpInfo("shape", "data movement", "Shape", "aten::sym_size (x.shape)", F + I + ("int8", "bool"), ("metadata, no kernel",)),
+    OpInfo("size", "data movement", "Size", "aten::numel", F + I + ("int8", "bool"), ("metadata, no kernel",)),
+    OpInfo("reverse_sequence", "data movement", "ReverseSequence", "-", F + I + ("int8", "bool"), ("take_cols",)),
+    OpInfo("gather_nd", "indexing", "GatherND", "-", F + I + ("int8", "bool"), ("take_rows", "take_cols")),
+    OpInfo("scatter_nd", "indexing", "ScatterND", "-", F + I + ("int8", "bool"), ("scatter_cols",)),
 ]
 OPS = {o.name: o for o in OPS_LIST}

@@ -154,7 +154,9 @@ def isinf(x, detect_positive: bool = True, detect_negative: bool = True, out=Non
 
 def _logical(op, a, b, out):
     (a, b), dt, shape = _prep(op, [a, b], ["a", "b"], ("bool",))
-    return _run(f"logical__OP_{op}", [a, b], shape, "bool", op, out)
+    res = _out(out, shape, "bool", op)        # bools as int8 0/1 through the bitwise kernel (ops/bitwise.py)
+    _run(f"bitwise__DT_int8__OP_{op}", [a.view(np.int8), b.view(np.int8)], shape, "int8", op, res.view(np.int8))
+    return res
 
 
 # ----------------------------------------------------------------------------- public entry points

@@ -124,7 +124,7 @@ def _arr(x, arg: str, op: str, allowed=_FLOATS) -> tuple[np.ndarray, str]:
 
 
 def _out(out, shape, dtname: str, op: str) -> np.ndarray:
-    dt = _BY_NAME[dtname]
+    dt = _BY_NAME[dtname] if isinstance(dtname, str) else np.dtype(dtname)   # a name, or a NumPy dtype (uint8...)
     if out is None:
         return np.empty(shape, dt)
     if not isinstance(out, np.ndarray):
@@ -608,6 +608,11 @@ from tl._ops_shape_ext import *  # noqa: E402,F401,F403
 from tl._ops_ew_ext import *  # noqa: E402,F401,F403
 from tl._ops_linalg_ext import *  # noqa: E402,F401,F403
 from tl._ops_pool_ext import *  # noqa: E402,F401,F403
+from tl._ops_math_ext import *  # noqa: E402,F401,F403
+from tl._ops_bitwise import *  # noqa: E402,F401,F403
+from tl._ops_meta_ext import *  # noqa: E402,F401,F403
+from tl._ops_reverse_seq import *  # noqa: E402,F401,F403
+from tl._ops_nd_index import *  # noqa: E402,F401,F403
 
 
 _ACTIVATIONS = {None: 0, "none": 0, "relu": 1, "gelu": 2, "gelu_tanh": 3, "silu": 4}

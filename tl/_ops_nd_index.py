@@ -1,0 +1,74 @@
+"""gather_nd and scatter_nd (ONNX GatherND / ScatterND; tf.gather_nd / tf.scatter_nd_update):
+index tuples address slices of ``data``. The tuples become row numbers of ``data`` viewed as
+(rows, rest) (index arithmetic on the host, like any index preparation), and the data moves
+through the gather (take_rows/take_cols) and scatter_elements (scatter_cols) kernels.
+
+dtypes: those of gather / scatter_elements (float32/float16/bfloat16/int32/int64/int8/bool;
+reductions as scatter_elements). Errors: TypeError for non-integer indices, IndexError for an
+index out of range (negative indices count from the end), ValueError for inconsistent shapes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tl import ops as _o
+
+
+def _rows(op, shape, idx, batch_dims=0):
+    """Row numbers of the index tuples ``idx`` (..., k) into ``shape`` viewed as
+    (prod(shape[:batch_dims + k]), rest); the leading ``batch_dims`` axes of idx are batch axes."""
+    idx = np.asarray(idx)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"tl.ops.{op}: argument 'indices' must be integers, got {idx.dtype}")
+    if idx.ndim < 1 or idx.ndim <= batch_dims:
+        raise ValueError(f"tl.ops.{op}: argument 'indices' needs rank > batch_dims, got shape {idx.shape}")
+    b, k = batch_dims, idx.shape[-1]
+    if k > len(shape) - b or idx.shape[:b] != tuple(shape[:b]):
+        raise ValueError(f"tl.ops.{op}: indices of shape {idx.shape} do not address data of shape "
+                         f"{tuple(shape)} (batch_dims={b})")
+    dims = np.asarray(shape[b:b + k], np.int64)
+    i = idx.astype(np.int64)
+    if i.size and ((i < -dims).any() or (i >= dims).any()):
+        raise IndexError(f"tl.ops.{op}: an index is out of range for data of shape {tuple(shape)}")
+    i = np.where(i < 0, i + dims, i)
+    lin = (i * np.append(np.cumprod(dims[::-1])[::-1][1:], 1)).sum(-1) if k else np.zeros(idx.shape[:-1], np.int64)
+    nb = int(np.prod(shape[:b], dtype=np.int64))
+    per = int(np.prod(dims, dtype=np.int64))
+    batch = np.arange(nb, dtype=np.int64).reshape(tuple(shape[:b]) + (1,) * (idx.ndim - 1 - b))
+    return batch * per + lin, nb * per
+
+
+def gather_nd(data, indices, batch_dims: int = 0):
+    """ONNX GatherND: out[b..., m...] = data[b..., *indices[b..., m..., :]] (a slice when the
+    tuple is shorter than data's rank after the batch axes). Result shape:
+    indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1]:]."""
+    data = np.asarray(data)
+    b = int(batch_dims)
+    if not 0 <= b < data.ndim:
+        raise ValueError(f"tl.ops.gather_nd: batch_dims must lie in [0, {data.ndim}), got {batch_dims}")
+    lin, n = _rows("gather_nd", data.shape, indices, b)
+    rest = data.shape[b + np.asarray(indices).shape[-1]:]
+    return _o.gather(_o.reshape(data, (n,) + rest), lin, 0)
+
+
+def scatter_nd(data, indices, updates, reduction: str = "none"):
+    """ONNX ScatterND: a copy of ``data`` with ``updates[m...]`` written to (or, with reduction
+    add/mul/max/min, combined into) the slice ``data[*indices[m..., :]]``; for reduction none a
+    repeated index keeps the last update. updates.shape must be indices.shape[:-1] +
+    data.shape[indices.shape[-1]:]."""
+    data = np.asarray(data)
+    idx = np.asarray(indices)
+    lin, n = _rows("scatter_nd", data.shape, idx)
+    rest = data.shape[idx.shape[-1]:]
+    upd = np.asarray(updates, data.dtype)
+    if upd.shape != lin.shape + rest:
+        raise ValueError(f"tl.ops.scatter_nd: argument 'updates' has shape {upd.shape}, expected {lin.shape + rest}")
+    q = int(np.prod(rest, dtype=np.int64))
+    if lin.size == 0 or q == 0:
+        return _o.contiguous(data)
+    cols = np.broadcast_to(lin.reshape(-1, 1), (lin.size, q))
+    res = _o.scatter_elements(_o.reshape(data, (n, q)), cols, _o.reshape(upd, (lin.size, q)), 0, reduction)
+    return res.reshape(data.shape)
+
+
+__all__ = ["gather_nd", "scatter_nd"]
