@@ -18,9 +18,8 @@ on a CPU register-blocked microkernel (Georganas et al. 2018, "Anatomy of high-p
 deep learning convolutions on SIMD architectures"). ``x``: (N*G, C/G, KH, KW, PH, OH, OW)
 float32 window view, ``w``: (G, Co/G, C/G * KH * KW * PH), ``out``: (N*G, Co/G, OH, OW).
 The wrapper (tl/_ops_nn.py) builds views whose innermost axis is unit stride: stride 1 uses
-a flattened padded image (OH = 1, OW = OH' * Wp, extra columns dropped), stride 2 splits the
-columns into PH = 2 phases (tap kw = 2 * kw2 + p). Grid (cdiv(OW, BW), cdiv(OH, BH),
-N * G * cdiv(Co/G, BM)); K steps of BC input channels.
+a flattened padded image (OH = 1, OW = OH' * Wp, extra columns dropped). Grid (cdiv(OW, BW),
+cdiv(OH, BH), N * G * cdiv(Co/G, BM)); K steps of BC input channels.
 
 ``conv2d_taps``: one GEMM per kernel tap on a phase-plane flattened input (built by
 tl/_ops_nn.py _taps_plan): ``x`` (N*G, C/G, LN) float32 holds, per channel, the s*s phase planes
@@ -33,6 +32,14 @@ Each K step is a 2-D unit-stride slice of x, which ``tl.dot`` packs straight fro
 (cdiv(QT, BW), 1, N * G * cdiv(Co/G, BM)). The loop over taps with a channel GEMM per tap is
 the direct convolution of Georganas et al. 2018; strides become unit stride by a space-to-depth
 (phase) split of the input.
+
+``conv2d_phase2``: the stride-2 stem (7x7, C = 3) as conv2d_nchw's GEMM without padded taps:
+``x`` (N, C, KH, KE, 2, OH, OW) float32 view of the padded input split into even/odd column
+phases, x[n, c, kh, t, p, oh, ow] = xp[n, c, 2 * oh + kh, 2 * (ow + t) + p] (tap kw = 2 * t + p;
+unit stride along ow); ``w`` (Co, C * KH * (KE + KO)): the even taps (KE of them) of every
+(c, kh), then the odd taps (KO). Two dots, K = C * KH * KE and C * KH * KO (3 * 7 * 7 = 147 in
+all, where one dot over KW padded to 2 * KE would run 168). Grid (cdiv(OW, BW), cdiv(OH, BH),
+N * cdiv(Co, BM)).
 
 ``conv2d_dw_taps``: depthwise (groups = C = Co) on the same layout, ``w`` (C, KH*KW):
 out[n, c, q] = sum_t w[c, t] * x[n, c, q + taps[t]], a (BC, BW) multiply-add per tap.
@@ -82,9 +89,7 @@ def conv2d_nhwc(x: tl.tensor(tl.float32, 5), w: tl.tensor(tl.float32, 3), out: t
                             dict(KH=1, KW=1, PH=1, BC=128, BM=64, BH=1, BW=192),
                             dict(KH=1, KW=1, PH=1, BC=128, BM=64, BH=1, BW=224),
                             dict(KH=1, KW=1, PH=1, BC=64, BM=64, BH=1, BW=192),
-                            dict(KH=1, KW=1, PH=1, BC=64, BM=64, BH=1, BW=224),
-                            dict(KH=7, KW=4, PH=2, BC=3, BM=64, BH=1, BW=112),
-                            dict(KH=7, KW=4, PH=2, BC=3, BM=64, BH=2, BW=112)])
+                            dict(KH=1, KW=1, PH=1, BC=64, BM=64, BH=1, BW=224)])
 def conv2d_nchw(x: tl.tensor(tl.float32, 7), w: tl.tensor(tl.float32, 3), out: tl.tensor(tl.float32, 4),
                 KH: tl.constexpr = 3, KW: tl.constexpr = 3, PH: tl.constexpr = 1, BC: tl.constexpr = 16,
                 BM: tl.constexpr = 64, BH: tl.constexpr = 1, BW: tl.constexpr = 96):
@@ -142,3 +147,25 @@ def conv2d_dw_taps(x: tl.tensor(tl.float32, 3), taps: tl.tensor(tl.int64, 1), w:
         xt = tl.reshape(tl.load(x + (n, c, q + off), (1, BC, BW)), (BC, BW))
         acc = acc + tl.load(w + (c, t), (BC, 1)) * xt
     tl.store(out + (n, c, q), tl.reshape(acc, (1, BC, BW)))
+
+
+@tl.kernel(grid=lambda x, w, out, BM, BH, BW: (tl.cdiv(out.shape[3], BW), tl.cdiv(out.shape[2], BH),
+                                                out.shape[0] * tl.cdiv(out.shape[1], BM)),
+           specializations=[dict(C=3, KH=7, KE=4, KO=3, BM=64, BH=2, BW=112)])
+def conv2d_phase2(x: tl.tensor(tl.float32, 7), w: tl.tensor(tl.float32, 2), out: tl.tensor(tl.float32, 4),
+                  C: tl.constexpr = 3, KH: tl.constexpr = 7, KE: tl.constexpr = 4, KO: tl.constexpr = 3,
+                  BM: tl.constexpr = 64, BH: tl.constexpr = 2, BW: tl.constexpr = 112):
+    """out[n, co, oh, ow] = sum_{c, kh, t < KE} w[co, (c * KH + kh) * KE + t] * x[n, c, kh, t, 0, oh, ow]
+    + sum_{c, kh, t < KO} w[co, C * KH * KE + (c * KH + kh) * KO + t] * x[n, c, kh, t, 1, oh, ow]."""
+    ow = tl.program_id(0) * BW
+    oh = tl.program_id(1) * BH
+    nco = tl.cdiv(out.shape[1], BM)
+    n = tl.program_id(2) // nco
+    co = (tl.program_id(2) % nco) * BM
+    a = tl.load(w + (co, 0), (BM, C * KH * KE))
+    b = tl.reshape(tl.load(x + (n, 0, 0, 0, 0, oh, ow), (1, C, KH, KE, 1, BH, BW)), (C * KH * KE, BH * BW))
+    acc = tl.dot(a, b)
+    a = tl.load(w + (co, C * KH * KE), (BM, C * KH * KO))
+    b = tl.reshape(tl.load(x + (n, 0, 0, 0, 1, oh, ow), (1, C, KH, KO, 1, BH, BW)), (C * KH * KO, BH * BW))
+    acc = tl.dot(a, b, acc)
+    tl.store(out + (n, co, oh, ow), tl.reshape(acc, (1, BM, BH, BW)))

@@ -132,7 +132,8 @@ OPS_LIST = [
     OpInfo("baddbmm", "matmul", "", "aten::baddbmm", F, ("matmul", "mul", "add")),
     # convolution / pooling
     OpInfo("conv2d", "convolution", "Conv", "aten::conv2d", F,
-           ("conv2d_nchw", "conv2d_taps", "conv2d_dw_taps", "conv2d_nhwc", "copy6 (im2col)", "matmul", "add")),
+           ("conv2d_nchw", "conv2d_phase2", "conv2d_taps", "conv2d_dw_taps", "conv2d_nhwc", "copy6 (im2col)",
+            "matmul", "add")),
     OpInfo("conv_transpose2d", "convolution", "ConvTranspose", "aten::conv_transpose2d", F,
            ("copy6", "matmul", "add")),
     OpInfo("max_pool2d", "pooling", "MaxPool", "aten::max_pool2d", F, ("copy6", "binary[OP=maximum]", "row_max")),

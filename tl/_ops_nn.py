@@ -158,26 +158,26 @@ def _conv2d_flat(x, w, pads, g):
 
 
 def _conv2d_phase(x, w, pads, oh, ow):
-    """float32 stride-2 7x7 conv (the ResNet/VGG stem, C = 3): the padded input is split into
-    even/odd column phases so tap kw = 2 * kw2 + p of output column ow reads phase p at column
-    ow + kw2 (unit stride); KW is zero-padded to 8. conv2d_nchw with (BH, BW) = (2, 112)."""
+    """float32 stride-2 7x7 conv (the ResNet/VGG stem, C = 3): conv2d_phase2 (ops/conv.py). The
+    padded input is split into even/odd column phases so tap kw = 2 * t + p of output column ow
+    reads phase p at column ow + t (unit stride); the weights are reordered to the even taps of
+    every (c, kh), then the odd ones, so K = C * KH * KW (no zero taps). (BH, BW) = (2, 112)."""
     n, c, h, wd = x.shape
     co, _, kh, kw = w.shape
     pt, pl, pb, pr = pads
-    kw2 = (kw + 1) // 2
+    ke = (kw + 1) // 2
     hp = builtins.max(h + pt + pb, 2 * (oh - 1) + kh)
-    wq = ow + kw2 - 1
+    wq = ow + ke - 1
     buf = np.zeros((n, c, hp, 2, wq), np.float32)   # column phases written straight from x
     for b in range(2):
         ci = _phase_rows(b, pl, 2, wq, wd)
         if ci is not None:
             buf[:, :, pt:pt + h, b, ci[0]:ci[0] + ci[2]] = x[:, :, :, ci[1]:ci[1] + 2 * (ci[2] - 1) + 1:2]
     S = buf.strides
-    xv = _AS(buf, (n, c, kh, kw2, 2, oh, ow), (S[0], S[1], S[2], 4, S[3], 2 * S[2], 4), writeable=False)
-    wpad = np.zeros((1, co, c, kh, 2 * kw2), np.float32)
-    wpad[0, :, :, :, :kw] = w
+    xv = _AS(buf, (n, c, kh, ke, 2, oh, ow), (S[0], S[1], S[2], 4, S[3], 2 * S[2], 4), writeable=False)
+    w2 = np.concatenate((w[..., 0::2].reshape(co, -1), w[..., 1::2].reshape(co, -1)), axis=1)
     y = np.empty((n, co, oh, ow), np.float32)
-    _nchw_launch(xv, wpad.reshape(1, co, -1), y, kh, kw2, 2, 3, 2, 112)
+    _launch(f"conv2d_phase2__BH_2__BM_64__BW_112__C_{c}__KE_{ke}__KH_{kh}__KO_{kw // 2}", xv, w2, y)
     return y
 
 
@@ -262,12 +262,12 @@ def _conv2d_dw(x, w, s, d, pads, oh, ow):
 
 
 def _conv2d_fast(x, w, s, d, pads, g, oh, ow):
-    """float32 result of a conv2d_nchw / conv2d_taps / conv2d_dw_taps / conv2d_nhwc path, or None
-    (no fast path for the case: the caller uses im2col). 1x1 (stride 1, or stride s without
-    padding after subsampling) and small stride-1 3x3 take conv2d_nchw over the flattened image;
-    the 7x7/2 stem with C = 3 the column-phase conv2d_nchw; depthwise conv2d_dw_taps; any other
-    conv with >= 16 input channels per group (any kernel size, stride, dilation) conv2d_taps;
-    the rest with groups 1 and dilation 1 conv2d_nhwc (ops/conv.py)."""
+    """float32 result of a conv2d_nchw / conv2d_phase2 / conv2d_taps / conv2d_dw_taps /
+    conv2d_nhwc path, or None (no fast path for the case: the caller uses im2col). 1x1 (stride
+    1, or stride s without padding after subsampling) and small stride-1 3x3 take conv2d_nchw
+    over the flattened image; the 7x7/2 stem with C = 3 conv2d_phase2; depthwise
+    conv2d_dw_taps; any other conv with >= 16 input channels per group (any kernel size, stride,
+    dilation) conv2d_taps; the rest with groups 1 and dilation 1 conv2d_nhwc (ops/conv.py)."""
     co, cg, kh, kw = w.shape
     n, c = x.shape[:2]
     xc = lambda: np.ascontiguousarray(x, np.float32)    # noqa: E731

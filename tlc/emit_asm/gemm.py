@@ -169,7 +169,7 @@ def from_source_or_tile(e, b_src, emit, b: str, N: int) -> None:
         emit(b, str(N))
         return
     e.open(f"if ({b_src[0]})")
-    emit(b_src[0], b_src[1])
+    emit(*b_src)
     e.close("} else {")
     e.depth += 1
     emit(b, str(N))
@@ -214,13 +214,19 @@ def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, 
     q, kk = e.fresh("q"), e.fresh("k")
     panels = [(Nm, W, nv)] + ([(ev * L, ev * L, ev)] if ev else [])
 
-    def pack_from(src: str, ld: str) -> None:
+    def pack_from(src: str, ld: str, rt: str | None = None, ct: str | None = None) -> None:
         # rows outermost: each source row is read once, contiguously, while the row
-        # PACK_PF_ROWS below is prefetched (short strided rows defeat the hardware prefetcher)
+        # PACK_PF_ROWS below is prefetched (short strided rows defeat the hardware prefetcher).
+        # With offset tables (memory.gather_b_loads) row kk starts at src + rt[kk] and column
+        # chunk q / L of it at + ct[q / L].
         e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
         e.open(f"for (int64_t {q} = 0; {q} < {Nv}; {q} += {max(L, 16)})")
-        e.line(f"__builtin_prefetch((const void*)((uintptr_t)({src} + {q}) + "
-               f"(uintptr_t)(4 * ({kk} + {PACK_PF_ROWS}) * ({ld}))));")
+        if rt is None:
+            e.line(f"__builtin_prefetch((const void*)((uintptr_t)({src} + {q}) + "
+                   f"(uintptr_t)(4 * ({kk} + {PACK_PF_ROWS}) * ({ld}))));")
+        else:
+            e.line(f"if ({kk} + {PACK_PF_ROWS} < {K}) __builtin_prefetch({src} + {rt}[{kk} + {PACK_PF_ROWS}] "
+                   f"+ {ct}[{q} / {L}]);")
         e.close()
         for width_total, width, vecs in panels:
             if width_total == 0:
@@ -228,8 +234,9 @@ def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, 
             start = 0 if width == W else Nm
             e.open(f"for (int64_t {q} = {start}; {q} < {start + width_total}; {q} += {width})")
             for v in range(vecs):
-                e.line(f"tl_st_f({pk} + {q} * {K} + {kk} * {width} + {v * L}, "
-                       f"tl_ld_f({src} + {kk} * {ld} + {q} + {v * L}, TL_L), TL_L);")
+                at = (f"{src} + {kk} * {ld} + {q} + {v * L}" if rt is None
+                      else f"{src} + {rt}[{kk}] + {ct}[{q} / {L} + {v}]")
+                e.line(f"tl_st_f({pk} + {q} * {K} + {kk} * {width} + {v * L}, tl_ld_f({at}, TL_L), TL_L);")
             e.close()
         e.close()
 
@@ -269,7 +276,7 @@ def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, 
 
     i, j = e.fresh("i"), e.fresh("j")
     npan, nblk = Nm // W, Mm // mr
-    ahead = a_src is not None and b_src is not None and Nv == N and pack and npan and nblk
+    ahead = a_src is not None and b_src is not None and len(b_src) == 2 and Nv == N and pack and npan and nblk
 
     def prefetch_next(i: str, j: str) -> None:
         """Lines of the next K step's tiles, spread over the calls (panel j, row block i): call

@@ -10,6 +10,8 @@ even (NaN stays NaN); int32 -> int8 wraps; bool stores 1 for any nonzero lane.
 """
 from __future__ import annotations
 
+import math
+
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
 from tlc.emit_c.kernel import KernelEmitter, TensorRef, Tile
@@ -146,6 +148,46 @@ def dot_b_loads(e: KernelEmitter) -> set[int]:
     return collect_direct_loads(e, "_dot_b_loads", operands, DType.float32)
 
 
+def gather_b_loads(e: KernelEmitter) -> dict[int, int]:
+    """{id: j} of the float32 loads that are the B operand (through one alias ``reshape``) of an
+    x86 microkernel ``dot`` that packs B (M > mr) and are not 2-D (see :func:`dot_b_loads`), but
+    whose shape splits as rows = prod(shape[:j]), columns = prod(shape[j:]) with the innermost
+    extent a multiple of the lanes (say a conv window (1, C, KH, KW, 1, BH, BW) read as
+    (C*KH*KW, BH*BW)). Unmasked and single-use like the 2-D case: in bounds with unit inner
+    stride such a load copies nothing, and the dot packs B straight from the tensor through a
+    table of row offsets and one of column-chunk offsets (one run of lanes each)."""
+    found = e.__dict__.get("_gather_b_loads")
+    if found is not None:
+        return found
+    from tlc.emit_asm import gemm
+    found = {}
+    direct = dot_b_loads(e)
+    for op in ir.walk(e.k.body):
+        uk = op.attr("ukernel", None) if op.opcode == "dot" else None
+        if uk is None or uk[0] not in gemm.ROW_CAP:
+            continue
+        (M, _), (R, N) = op.operands[0].type.shape, op.operands[1].type.shape
+        rs = op.operands[1]
+        if not (M > uk[1] and gemm.b_from_source(uk[0], M, uk[1], N)) or rs.opcode != "reshape":
+            continue
+        ld = rs.operands[0]
+        rb, lb = rs.attr("buf", None), ld.attr("buf", None)
+        if (ld.opcode != "load" or id(ld) in direct or e.uses.get(id(rs), 0) != 1
+                or e.uses.get(id(ld), 0) != 1 or ld.attr("has_mask", False)
+                or ld.operands[0].type.dtype is not DType.float32
+                or (rb is not None and (lb is None or rb[0] != lb[0]))):
+            continue
+        shape = tuple(ld.attr("shape", ()))
+        if not shape or shape[-1] % e.lanes:
+            continue
+        j = next((j for j in range(1, len(shape)) if math.prod(shape[:j]) == R), None)
+        if j is not None:
+            found[id(ld)] = j
+    e.__dict__["_gather_b_loads"] = found
+    e.__dict__.setdefault("dot_b_src", {})
+    return found
+
+
 def collect_direct_loads(e: KernelEmitter, key: str, operands, dtype) -> set[int]:
     """ids (cached in ``e`` under ``key``) of the loads behind the operands that
     ``operands(dot_op, ukernel)`` lists for each microkernel ``dot`` and that the dot may read
@@ -195,8 +237,30 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
     checked = _checked(op, len(shape))
     fast = "0" if mask is not None else _in_bounds(t, shape, checked)
     from tlc.emit_asm import gemm_bf16
+    gather = gather_b_loads(e).get(id(op))
     # a dot's B (or a bf16 microkernel dot's A or B): in bounds with unit inner stride -> no copy
-    if id(op) in dot_b_loads(e) or id(op) in gemm_bf16.direct_loads(e):
+    if gather is not None:   # a multi-axis B window: row and column-chunk offset tables
+        src, rt, ct = (f"{out.name}_{s}" for s in ("src", "rt", "ct"))
+        e.line(f"const float* {src} = 0; int64_t {rt}[{math.prod(shape[:gather])}]; "
+               f"int64_t {ct}[{math.prod(shape[gather:]) // e.lanes}];")
+        e.open(f"if (({fast}) && {t.stride[-1]} == 1)")
+        e.line(f"{src} = {t.data} + {_addr(t, ['0'] * len(shape))};")
+        for tab, dims, step in ((rt, range(gather), None), (ct, range(gather, len(shape)), e.lanes)):
+            n = e.fresh("n")
+            e.line(f"int64_t {n} = 0;")
+            idx = []
+            for a in dims:
+                i = e.fresh("i")
+                inc = step if a == len(shape) - 1 else 1
+                e.open(f"for (int64_t {i} = 0; {i} < {shape[a]}; {i} += {inc})")
+                idx.append(f"{i} * {t.stride[a]}")
+            e.line(f"{tab}[{n}++] = {' + '.join(idx)};")
+            for _ in dims:
+                e.close()
+        e.close(f"}} else if ({fast}) {{")
+        e.depth += 1
+        e.__dict__["dot_b_src"][id(op)] = (src, "0", rt, ct)
+    elif id(op) in dot_b_loads(e) or id(op) in gemm_bf16.direct_loads(e):
         src, ld = f"{out.name}_src", f"{out.name}_ld"
         e.line(f"const {'uint16_t' if t.dtype is DType.bfloat16 else 'float'}* {src} = 0; int64_t {ld} = 0;")
         e.open(f"if (({fast}) && {t.stride[-1]} == 1)")
