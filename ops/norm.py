@@ -10,10 +10,11 @@ SEMANTICS C-14), so the variance is never negative; both work on x - x[row, 0] (
 nearby values), so a large common offset costs no accuracy: mean = x0 + dm with dm small. The
 price: x - x0 rounds when x is far from x0, so a first element k standard deviations from the
 mean costs about k ulp (relative to the output's scale) in every output of its row. Each program handles one row (BR = 1: one
-sequential stream per program; measured faster than 4 rows at 4096^2) in 256-wide
-chunks with runtime loops over N = x.shape[1]. layer_norm's first pass reads the lanes past the
-row end as x[row, 0] (so x - x0 is exactly 0 there, no mask); its second pass runs the whole
-chunks unmasked and the partial last chunk, if any, in a separate masked loop.
+sequential stream per program; measured faster than 4 rows at 4096^2) in 64-wide
+chunks (so the loop-carried partial sums stay in vector registers) with runtime loops over
+N = x.shape[1]. layer_norm's first pass reads the lanes past the row end as x[row, 0] (so
+x - x0 is exactly 0 there, no mask); its second pass runs the whole chunks unmasked and the
+partial last chunk, if any, in a separate masked loop.
 Instances: ``layer_norm__DT_<dtype>``, ``rms_norm__DT_<dtype>``.
 """
 import tl
@@ -31,7 +32,7 @@ def two_sum_step(acc, cmp, u):
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def layer_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), b: tl.tensor(DT, 1), out: tl.tensor(DT, 2),
                eps: tl.float32, DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1,
-               BLOCK: tl.constexpr = 256):
+               BLOCK: tl.constexpr = 64):
     """out = (x - mean) / sqrt(var + eps) * w + b, var the biased variance of the row."""
     r = tl.program_id(0) * BR
     n = x.shape[1]
@@ -69,7 +70,7 @@ def layer_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), b: tl.tensor(DT, 1), ou
 @tl.kernel(grid=lambda x, w, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def rms_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), out: tl.tensor(DT, 2), eps: tl.float32,
-             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 256):
+             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 64):
     """out = x / sqrt(mean(x^2) + eps) * w."""
     r = tl.program_id(0) * BR
     n = x.shape[1]

@@ -3,10 +3,11 @@
 Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` handles empty
 inputs without launching); output ``out`` is rank 1 (R,). Each program reduces 4 rows (row_sum:
 one row, a single sequential stream, measured faster at 4096^2), walking
-the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1], SEMANTICS C-10).
+the row in 256-wide chunks (row_sum: 64-wide, so its two loop-carried partial-sum tiles stay in
+vector registers) with a runtime loop (the real length N = x.shape[1], SEMANTICS C-10).
 
 row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks with
-          compensation (error independent of N/256; exact semantics with -ffp-contract=off): each
+          compensation (error independent of N/64; exact semantics with -ffp-contract=off): each
           step adds the exact rounding error of acc + t from Knuth's branch-free TwoSum (TAOCP
           vol. 2, 4.2.2), the error term Neumaier's ordered Fast2Sum gives, in 6 operations not 9,
           then a tree sum across lanes; rounded once to DT. inf/NaN propagate as in a plain sum.
@@ -24,7 +25,7 @@ import tl
 @tl.kernel(grid=lambda x, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def row_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
-            DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 256):
+            DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 64):
     """out[i] = sum_j x[i, j]."""
     r = tl.program_id(0) * BR
     n = x.shape[1]

@@ -275,16 +275,16 @@ def test_array_fields_match_numpy():
 
 
 def test_one_program_launches_from_threads_share_the_inline_workspace():
-    """Single-program launches of a kernel with a workspace over the 4 KiB stack buffer (softmax of
-    one row: 5 KiB) from 8 threads at once: each launch takes the runtime's cached block or its own
-    (pool.c run_inline); every result must be right."""
+    """Single-program launches of a kernel with a workspace over the 4 KiB stack buffer (row max
+    of one row: 14 KiB) from 8 threads at once: each launch takes the runtime's cached block or its
+    own (pool.c run_inline); every result must be right."""
     import threading
     import tl.ops as ops
     path = os.environ.get("TL_OPS_PACKAGE") or os.path.join(REPO, "build", "ops.tlpkg")
     if not os.path.exists(path):
         pytest.skip(f"no operator package at {path}")
     ops._reset_package()
-    k = ops.package().kernel("softmax__DT_float32")
+    k = ops.package().kernel("row_max__DT_float32")
     assert k.workspace_bytes > 4096
     errors = []
 
@@ -293,9 +293,7 @@ def test_one_program_launches_from_threads_share_the_inline_workspace():
         try:
             for _ in range(300):
                 x = g.standard_normal((1, int(g.integers(1, 300)))).astype(np.float32)
-                got = ops.softmax(x)
-                e = np.exp(x.astype(np.float64) - x.max())
-                np.testing.assert_allclose(got, e / e.sum(), rtol=1e-5, atol=1e-7)
+                np.testing.assert_array_equal(ops.max(x), x.max(axis=-1))
         except Exception as e:  # noqa: BLE001 - reported by the main thread
             errors.append(e)
 

@@ -4,7 +4,9 @@ Value representation in C:
   scalar        a local ``v<N>`` of the compute C type (float / int32_t / int64_t; bool 0/1)
   tile          ``T* v<N>`` into the per-call workspace, dense row-major, compute dtype lanes;
                 placed at ``attrs buf=(offset, nbytes)`` when memory planning set it, else at a
-                fallback offset after ``Kernel.workspace`` (bump allocation, no reuse)
+                fallback offset after ``Kernel.workspace`` (bump allocation, no reuse); a small
+                loop-carried tile of a runtime ``for`` lives in vector locals instead
+                (:class:`RegTile`) and is stored to its buffer after the loop
   tensor/view   :class:`TensorRef`: base data pointer, shape, strides and per-axis offsets
 Ops are emitted in program order; each op's statements start with ``/* file:line */``.
 """
@@ -49,6 +51,32 @@ class Tile:
         return lanes.MEM_C[self.kind]
 
 
+@dataclass
+class RegTile:
+    """A loop-carried tile kept in vector locals for the whole runtime ``for`` (see
+    :meth:`KernelEmitter.reg_carried`): row r (of the leading axes, row-major), vector v (TL_L
+    lanes of the last axis) is the C local ``<name>_<r * vpr + v>`` in memory form (bools 0/1);
+    lanes past the row end are don't-care. Lane loops touching one are unrolled at emit time, so
+    every local is named by a constant and gcc keeps them in registers: no workspace loads and
+    stores per chunk step, and no stores that block later loads."""
+
+    name: str
+    type: ir.TileType
+    rows: int
+    vpr: int             # vectors per row: ceil(shape[-1] / lanes)
+
+    @property
+    def kind(self) -> str:
+        return lanes.KIND[self.type.dtype]
+
+    def reg(self, row: int, v: int) -> str:
+        return f"{self.name}_{row * self.vpr + v}"
+
+
+# most vectors (an int64 vector counts 2) the carried tiles of one loop may keep in locals
+REG_VECTORS = 24
+
+
 def numel(shape) -> int:
     n = 1
     for s in shape:
@@ -71,6 +99,7 @@ class KernelEmitter:
         self.depth = 1
         self.names: dict[int, object] = {}
         self.counter = 0
+        self.loops = 0                        # runtime for loops around the op being emitted
         self.ws_end = (kernel.workspace + ALIGN - 1) // ALIGN * ALIGN
         self.getitems: dict[tuple[int, int], ir.Op] = {}
         self.asm: dict[str, str] = {}      # microkernel functions this kernel calls (tlc.emit_asm)
@@ -173,8 +202,59 @@ class KernelEmitter:
         else:
             self.line(f"memmove({dst.name}, {src.name}, {nbytes});")
 
+    def reg_transfer(self, r: RegTile, t: Tile, load: bool) -> None:
+        """r = t (load) or t = r: one vector of TL_L lanes per local, the partial last vector of
+        a row through tl_ld_*/tl_st_* with its constant lane count."""
+        sfx, w = lanes.SUFFIX[r.kind], r.type.shape[-1]
+        for row in range(r.rows):
+            for v in range(r.vpr):
+                n = min(self.lanes, w - v * self.lanes)
+                ptr = f"{t.name} + {row * w + v * self.lanes}"
+                if load:
+                    self.line(f"{r.reg(row, v)} = tl_ld_{sfx}({ptr}, {n});")
+                else:
+                    self.line(f"tl_st_{sfx}({ptr}, {r.reg(row, v)}, {n});")
+
+    def reg_carried(self, body: ir.Block, carried_args) -> set[int]:
+        """Positions of carried tiles kept in vector locals: every use in the loop is a top-level
+        fused or elementwise op iterating over exactly the tile's shape, or the yield at the
+        tile's own position; at most REG_VECTORS vectors in all (else workspace tiles)."""
+        from tlc.emit_c.tiles import ELEMENTWISE
+        y = body.ops[-1] if body.ops and body.ops[-1].opcode == "yield" else None
+        top = {id(op) for op in body.ops}
+        picked, total = set(), 0
+        for p, arg in enumerate(carried_args):
+            if not isinstance(arg.type, ir.TileType) or not arg.type.shape or numel(arg.type.shape) == 0:
+                continue
+            shape = tuple(arg.type.shape)
+            ok = True
+            for op in ir.walk(body):
+                for q, o in enumerate(op.operands):
+                    if o is not arg:
+                        continue
+                    if op is y:
+                        ok = ok and q == p
+                    elif id(op) in top and op.opcode == "fused":
+                        ok = ok and tuple(op.attr("shape")) == shape
+                    elif id(op) in top and op.opcode in ELEMENTWISE:
+                        ok = ok and tuple(op.type.shape) == shape
+                    else:
+                        ok = False
+            if y is not None:   # no other carried tile yielded into this slot (swaps)
+                ok = ok and not any(v is a for q, v in enumerate(y.operands)
+                                    for a in carried_args if q == p and a is not arg)
+            nvec = numel(shape[:-1]) * -(-shape[-1] // self.lanes)
+            nvec *= 2 if lanes.KIND[arg.type.dtype] == "l" else 1
+            if ok and total + nvec <= REG_VECTORS:
+                picked.add(p)
+                total += nvec
+        return picked
+
     def assign(self, dst, src) -> None:
-        if isinstance(dst, Tile):
+        if isinstance(dst, RegTile):
+            if src is not dst:
+                self.reg_transfer(dst, src, load=True)
+        elif isinstance(dst, Tile):
             self.copy_tile(dst, src)
         else:
             self.line(f"{dst} = {src};")
@@ -296,11 +376,21 @@ class KernelEmitter:
         lo, hi, step, *inits = op.operands
         body = op.regions[0]
         iv_arg, *carried_args = body.args
-        carried = []
+        carried, spill = [], {}
+        in_regs = self.reg_carried(body, carried_args)
         for i, (init, arg) in enumerate(zip(inits, carried_args)):
             if isinstance(arg.type, ir.TileType):
                 src = arg if arg.attr("buf", None) is not None else op
                 t = self.new_tile(arg.type, self.buf_offset(src, arg.type, None if src is arg else i))
+                if i in in_regs:
+                    shape = arg.type.shape
+                    r = RegTile(self.fresh("r"), arg.type, numel(shape[:-1]), -(-shape[-1] // self.lanes))
+                    self.line(f"{lanes.VEC[r.kind]} "
+                              f"{', '.join(r.reg(0, v) for v in range(r.rows * r.vpr))};")
+                    self.reg_transfer(r, self.tile(init), load=True)
+                    spill[i] = t
+                    carried.append(r)
+                    continue
                 self.copy_tile(t, self.tile(init))
                 carried.append(t)
             else:
@@ -313,13 +403,18 @@ class KernelEmitter:
         cond = f"{iv} < {h}" if st is not None and st > 0 else (
             f"{iv} > {h}" if st is not None and st < 0 else f"({s} > 0 ? {iv} < {h} : {iv} > {h})")
         self.open(f"for (int64_t {iv} = {self.scalar(lo)}; {cond}; {iv} += {s})")
+        self.loops += 1
         self.names[id(iv_arg)] = iv
         for arg, c in zip(carried_args, carried):
             self.names[id(arg)] = c
         self._mark_inplace_dots(body, carried_args)
         self.block(self._body(body))
         self._yield_into(body, carried)
+        self.loops -= 1
         self.close()
+        for i, t in spill.items():
+            self.reg_transfer(carried[i], t, load=False)
+            carried[i] = t
         self._bind_results(op, carried)
 
     def _mark_inplace_dots(self, body: ir.Block, carried_args) -> None:

@@ -114,7 +114,7 @@ def plan(body: ir.Block) -> tuple[dict[int, tuple[int, int]], int]:
         s = min(lv.start[id(v)] for v in vs)
         e = max(max(lv.last.get(id(v), lv.start[id(v)]), lv.start[id(v)]) for v in vs)
         items.append((s, e, max(nbytes(v.type) for v in vs), root, vs))
-    items.sort(key=lambda it: (it[0], it[3]))
+    items.sort(key=lambda it: it[0])   # stable: ties keep program order (never id() order)
     placed: list[tuple[int, int, int, int]] = []     # (start, end, offset, size)
     out: dict[int, tuple[int, int]] = {}
     total = 0
