@@ -543,6 +543,12 @@ def transpose(x, out=None):
     return out
 
 
+def _avx512() -> bool:
+    """Whether the loaded package runs an x86 AVX-512 bundle (its ``target`` variant name)."""
+    t = getattr(package(), "target", None)   # the interpreter / emulated stand-ins have none
+    return isinstance(t, str) and t.startswith("x86_64-avx512")
+
+
 def matmul(a, b, out=None):
     """a @ b with NumPy's matmul shapes (1-D promotion, broadcast batch axes). float32 inputs
     give float32; bfloat16 inputs accumulate in float32 and give float32 (AVX512_BF16 CPUs sum
@@ -561,7 +567,7 @@ def matmul(a, b, out=None):
         raise ValueError(f"tl.ops.matmul: shapes {a.shape} and {b.shape} are not aligned "
                          f"({k} != {k2})")
     try:
-        batch = np.broadcast_shapes(a3.shape[:-2], b3.shape[:-2])
+        batch = () if a3.ndim == b3.ndim == 2 else np.broadcast_shapes(a3.shape[:-2], b3.shape[:-2])
     except ValueError:
         raise ValueError(f"tl.ops.matmul: batch axes of {a.shape} and {b.shape} do not broadcast") from None
     shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
@@ -580,15 +586,23 @@ def matmul(a, b, out=None):
         except ValueError:
             return np.ascontiguousarray(t).reshape((nb,) + tail)
 
-    o3, wb = _dest(out, (nb, m, n))
+    if a.ndim == 2 and b.ndim == 2:   # one product: (1, ., .) views, no broadcast or reshape
+        a3, b3, o3, wb = a[None], b[None], out[None], None
+    else:
+        a3, b3 = to3(a3, (m, k)), to3(b3, (k, n))
+        o3, wb = _dest(out, (nb, m, n))
     name = f"matmul__DT_{da}"
     if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
         name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_float32"
     elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
         name = "matmul_wide__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
+        if m >= 1024 and -(-m // 512) * 2 == -(-m // 256) and _avx512():
+            # 512 x 128 tiles: B packed half as often (same fma order); AVX-512 bundles only
+            # (the AVX2 bundle ran 0-3% slower with them on Zen 5)
+            name = "matmul_tall__DT_float32"
     elif da == "bfloat16":   # ops/matmul_bf16.py: vdpbf16ps where the CPU has AVX512_BF16
         name = f"matmul_bf16__BM_{16 if m <= 16 else 64 if m <= 64 else 256}"
-    _launch(name, to3(a3, (m, k)), to3(b3, (k, n)), o3)
+    _launch(name, a3, b3, o3)
     if wb:
         wb()
     return out
@@ -691,20 +705,33 @@ def _alias_safe(fn):
     import functools
     import inspect
     sig = inspect.signature(fn)
+    out_pos = list(sig.parameters).index("out")
+    # every parameter up to out positional-or-keyword: out and the inputs are found without
+    # Signature.bind (microseconds a call: tl.ops.matmul spent 17 us in Python, now 5)
+    plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in list(sig.parameters.values())[:out_pos + 1])
+
+    def arrays(v):
+        if isinstance(v, np.ndarray):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            for e in v:
+                yield from arrays(e)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if plain and len(args) <= out_pos and "out" not in kwargs:
+            return fn(*args, **kwargs)
+        if plain and (len(args) > out_pos) != ("out" in kwargs):
+            out = args[out_pos] if len(args) > out_pos else kwargs["out"]
+            if not isinstance(out, np.ndarray):
+                return fn(*args, **kwargs)
+            vals = [v for i, v in enumerate(args) if i != out_pos] + [v for k, v in kwargs.items() if k != "out"]
+            if not any(np.may_share_memory(out, a) for v in vals for a in arrays(v)):
+                return fn(*args, **kwargs)
         bound = sig.bind(*args, **kwargs)
         out = bound.arguments.get("out")
         if not isinstance(out, np.ndarray):
             return fn(*args, **kwargs)
-
-        def arrays(v):
-            if isinstance(v, np.ndarray):
-                yield v
-            elif isinstance(v, (list, tuple)):
-                for e in v:
-                    yield from arrays(e)
         ins = [a for k, v in bound.arguments.items() if k != "out" for a in arrays(v)]
         if not any(np.may_share_memory(out, a) for a in ins):
             return fn(*args, **kwargs)

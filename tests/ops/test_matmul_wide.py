@@ -29,15 +29,17 @@ def test_wide_edges_against_float64(mkn, monkeypatch):
     assert launched == ["matmul_wide__DT_float32"]
 
 
-def test_wide_bitwise_equals_narrow_tiles():
-    rng = np.random.default_rng(7)
-    a = rng.standard_normal((1, 600, 700)).astype(np.float32)
+@pytest.mark.parametrize("kernel,m", [("wide", 600), ("tall", 1030)])
+def test_bitwise_equals_narrow_tiles(kernel, m):
+    """256 x 256 (wide) and 512 x 128 (tall) tiles keep matmul's FMA order: bit-identical results."""
+    rng = np.random.default_rng(m)
+    a = rng.standard_normal((1, m, 700)).astype(np.float32)
     b = rng.standard_normal((1, 700, 900)).astype(np.float32)
-    wide, narrow = np.empty((1, 600, 900), np.float32), np.empty((1, 600, 900), np.float32)
-    ops._launch("matmul_wide__DT_float32", a, b, wide)
+    big, narrow = np.empty((1, m, 900), np.float32), np.empty((1, m, 900), np.float32)
+    ops._launch(f"matmul_{kernel}__DT_float32", a, b, big)
     ops._launch("matmul__DT_float32", a, b, narrow)
-    assert np.array_equal(wide, narrow)
-    assert np.array_equal(ops.matmul(a[0], b[0]), wide[0])
+    assert np.array_equal(big, narrow)
+    assert np.array_equal(ops.matmul(a[0], b[0]), big[0])
 
 
 def test_wide_batch_strided_transposed():
