@@ -35,8 +35,11 @@ def test_flash_shapes(L, S, E, causal, rng_seed):
     rng, seed = rng_seed
     q, k, v = rand(rng, (2, 4, L, E), np.float32), rand(rng, (2, 4, S, E), np.float32), rand(rng, (2, 4, S, E), np.float32)
     got = ops.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    # the float32 rounding error of each score q.k grows with the dot length E and reaches the
+    # output through exp (relative error of p = absolute error of the score): atol 1e-5 per 32
+    # of E (E = 128 measured up to 1.05e-5 on 1 seed in ~100)
     check(got, _ref(q, k, v, causal=causal), np.float32, f"L={L} S={S} E={E} causal={causal} seed={seed}",
-          rtol=1e-5, atol=1e-5)
+          rtol=1e-5, atol=1e-5 * max(1, E / 32))
 
 
 @pytest.mark.parametrize("dt", FLOATS, ids=str)
