@@ -175,10 +175,13 @@ def inspect(package, as_json):
 
 
 def cpu_features() -> set[str]:
-    """This CPU's feature flags as py-cpuinfo reports them (empty set when unavailable)."""
+    """This CPU's feature flags as py-cpuinfo reports them, each also without underscores (its
+    ``avx512_bf16`` is the variants' ``avx512bf16``, Linux /proc/cpuinfo's name); empty set when
+    unavailable."""
     try:
         import cpuinfo
-        return set(cpuinfo.get_cpu_info().get("flags", []))
+        flags = set(cpuinfo.get_cpu_info().get("flags", []))
+        return flags | {f.replace("_", "") for f in flags}
     except Exception:  # noqa: BLE001 - cpuinfo failing must not break `tlc targets`
         return set()
 

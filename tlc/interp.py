@@ -394,6 +394,8 @@ def _grid(kernel: ir.Kernel, values, grid) -> tuple[int, int, int]:
     grid = tuple(int(g) for g in grid)
     if not 1 <= len(grid) <= 3:
         raise InterpError(f"the grid must have 1 to 3 dimensions, got {grid}")
+    if any(g < 0 for g in grid):
+        raise InterpError(f"kernel {kernel.name}: grid {grid} has a negative size")
     return grid + (1,) * (3 - len(grid))
 
 

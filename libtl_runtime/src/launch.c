@@ -287,7 +287,13 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   if (options != NULL && options->has_grid) {
     for (int d = 0; d < TL_MAX_GRID; ++d) grid.size[d] = options->grid[d];
   } else {
-    if (desc->grid == NULL || desc->grid(cargs, &grid) != 0) {
+    int32_t gs = desc->grid == NULL ? 1 : desc->grid(cargs, &grid);
+    if (gs == 2) {
+      st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: its grid rule divides by zero (check the arguments it uses)", desc->name);
+      goto done;
+    }
+    if (gs != 0) {
       st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s has no grid rule; pass a grid", desc->name);
       goto done;
     }

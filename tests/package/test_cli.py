@@ -35,6 +35,18 @@ def test_targets():
         assert "sse2" in data["host"]["features"]
 
 
+def test_targets_agree_with_the_runtime():
+    """`tlc targets` calls a variant native exactly when the runtime's CPUID check (the one that
+    picks a package's bundle) finds all of its features: py-cpuinfo's avx512_bf16 is avx512bf16."""
+    from tl import _runtime
+    from tlc.cli import cpu_features, run_status
+    from tlc.target import TARGETS
+    have, flags = set(_runtime.cpu_features()), cpu_features()
+    for v in TARGETS["x86_64"].variants:
+        status, detail = run_status(v, "x86_64", flags)
+        assert (status == "native") == (set(v.features) <= have), (v.name, status, detail)
+
+
 def test_build_and_inspect(kernel_dir, tmp_path, stub_driver):
     out = tmp_path / "ops.tlpkg"
     r = run("build", kernel_dir, "-t", "host", "-o", out, "-j", "1", "--depfile", tmp_path / "ops.d")
@@ -86,3 +98,16 @@ def test_python_dash_m_tlc():
     env = dict(os.environ, PYTHONPATH=str(REPO))
     r = subprocess.run([sys.executable, "-m", "tlc", "targets", "--json"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and json.loads(r.stdout)["targets"]
+
+
+@pytest.mark.parametrize("text,expect", [
+    ("import tl\nx = 1 +\n", ["bad.py:2:8: error: syntax error", "    x = 1 +\n           ^"]),
+    ("import tl\nx = 1\n", ["no @tl.kernel functions in"]),
+])
+def test_build_file_without_kernels(tmp_path, text, expect):
+    """A named file without kernels: its syntax error first (file:line:col and a caret), else
+    'no @tl.kernel functions'; exit status 1 and no package written."""
+    (tmp_path / "bad.py").write_text(text)
+    r = run("build", tmp_path / "bad.py", "-o", tmp_path / "x.tlpkg")
+    assert r.exit_code == 1 and all(e in r.output for e in expect), r.output
+    assert not (tmp_path / "x.tlpkg").exists()

@@ -99,6 +99,7 @@ class KernelEmitter:
         self.depth = 1
         self.names: dict[int, object] = {}
         self.counter = 0
+        self.in_grid = False                  # emitting the grid function (grid_body)
         self.loops = 0                        # runtime for loops around the op being emitted
         self.ws_end = (kernel.workspace + ALIGN - 1) // ALIGN * ALIGN
         self.getitems: dict[tuple[int, int], ir.Op] = {}
@@ -317,6 +318,11 @@ class KernelEmitter:
 
     def scalar_op(self, op: ir.Op) -> None:
         operands = [(self.scalar(o), o.type.dtype) for o in op.operands]
+        if (self.in_grid and op.opcode in ("floordiv", "mod", "truncdiv")
+                and lanes.KIND[operands[1][1]] in ("i", "l")):
+            # a grid rule dividing by zero is an error of the launch (the grid function's status
+            # 2, see tl/bundle_abi.h), not an empty grid: kernels define x // 0 as 0
+            self.line(f"if (({operands[1][0]}) == 0) return 2;")
         if op.opcode == "cast":
             expr = lanes.scalar_expr("cast", operands, op.attr("dtype"))
         else:
@@ -507,11 +513,13 @@ class KernelEmitter:
         self.line("(void)ws;")
         grid = self.k.grid
         self.unpack_args(grid.args)
+        self.in_grid = True
         self.block(self._body(grid))
+        self.in_grid = False
         y = grid.ops[-1]
         assert y.opcode == "yield" and 1 <= len(y.operands) <= 3, "grid block yields 1..3 scalars"
-        for i in range(3):
+        for i in range(3):   # a negative size is reported by the runtime, never clamped to 0
             v = f"(int64_t)({self.scalar(y.operands[i])})" if i < len(y.operands) else "1"
-            self.line(f"out_grid->size[{i}] = {v} > 0 ? {v} : 0;")
+            self.line(f"out_grid->size[{i}] = {v};")
         self.line("return 0;")
         return self.lines

@@ -48,7 +48,10 @@ def discover(sources) -> list[Unit]:
                 if _KERNEL_RE.search(f.read_bytes()):
                     found.append((f.resolve(), (Path(p.name or p.resolve().name) / rel).as_posix()))
         elif p.is_file():
-            if not _KERNEL_RE.search(p.read_bytes()):
+            data = p.read_bytes()
+            if not _KERNEL_RE.search(data):
+                from tlc.parse import parse_source     # a syntax error is the first thing to report
+                parse_source(data.decode("utf-8", "replace"), str(src))
                 raise PackageError(f"no @tl.kernel functions in {src}")
             found.append((p.resolve(), os.path.relpath(p) if not os.path.isabs(src) else p.name))
         else:

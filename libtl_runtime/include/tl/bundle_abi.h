@@ -77,7 +77,8 @@ typedef struct {
 /* Runs programs [first, last) (linear id = pid0 + size0*(pid1 + size1*pid2)). Returns 0. */
 typedef int32_t (*tl_kernel_entry_t)(const tl_arg_t* args, const tl_grid_t* grid,
                                      int64_t first, int64_t last, void* workspace);
-/* Computes the grid from the arguments; returns 0, or non-zero when the kernel has no grid rule. */
+/* Computes the grid from the arguments; returns 0, 2 when the grid rule divided by zero (a bad
+ * constexpr or scalar argument), any other non-zero value when the kernel has no grid rule. */
 typedef int32_t (*tl_grid_fn_t)(const tl_arg_t* args, tl_grid_t* out_grid);
 
 typedef struct {
