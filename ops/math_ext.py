@@ -8,16 +8,19 @@ Instances: ``umath__DT_<dtype>__OP_<op>``, ``bmath__DT_<dtype>__OP_<op>``.
 
 umath OP: sin cos tan (Cody-Waite reduction by pi/2 in three parts and the Cephes sinf/cosf
 minimax polynomials on |r| <= pi/4: a few ulp plus |x| * 2^-46 absolute for |x| <= 8192; beyond,
-the absolute error grows like |x| * 2^-35 -- documented, no Payne-Hanek), asin acos atan (Cephes
+this kernel's reduction is WRONG (k * pi/2 no longer exact: garbage, even inf/NaN, from ~1e10) --
+tl.ops (tl/_ops_math_ext.py) recomputes every |x| > 8192 on the host in float64 and rounds once;
+no Payne-Hanek here), asin acos atan (Cephes
 asinf/acosf/atanf), sinh cosh (Kahan expm1 below 1, exp(|x|/2)^2 / 2 above 9 so results up to
 FLT_MAX do not overflow early), asinh acosh atanh (Goldberg's log1p on cancellation-free
-arguments), expm1 (Kahan: (u - 1) * x / log(u), u = exp(x)), log1p (Goldberg: log(w) * x / (w -
-1), w = 1 + x), exp2 (exp((x - k) ln2) * 2^k, k = round(x), 2^k exact), log2 log10 (log(x) times
+arguments; acosh NaN for every x < 1), expm1 (Kahan: (u - 1) * x / log(u), u = exp(x)), log1p
+(Goldberg: log(w) * x / (w - 1), w = 1 + x; log(w) itself above 2^24, so no overflow up to
+FLT_MAX), exp2 (exp((x - k) ln2) * 2^k, k = round(x), 2^k exact), log2 log10 (log(x) times
 the constant), trunc (toward zero, sign of zero kept), logit (log(p / (1 - p)) with p clamped to
 [a, 1 - a]; tl.ops passes a = -1 for no eps, which changes no result: inputs outside [0, 1] give
 NaN either way).
 bmath OP: atan2 (IEEE/C99 signed zeros and infinities), hypot (scaled: no overflow or
-underflow; hypot(inf, nan) = inf), copysign (sign of a NaN y reads as +), logaddexp
+underflow; NaN if either is NaN, except hypot(+-inf, nan) = inf), copysign (sign of a NaN y reads as +), logaddexp
 (max + log1p(exp(-|x - y|)); equal infinities give themselves), xlogy (0 where x == 0 and y is
 not NaN), heaviside (y where x == 0, NaN for NaN x as NumPy), fmax fmin (NaN-ignoring).
 Sources: S. L. Moshier, Cephes Math Library (sinf.c, asinf.c, atanf.c); W. Kahan and
@@ -59,7 +62,9 @@ def log1p_g(t):
     """log(1 + t), Goldberg's form (exact 1 + t rounding cancelled); log1p(inf) = inf."""
     w = 1.0 + t
     lp = tl.where(w == 1.0, t, tl.log(w) * t / (w - 1.0))
-    return tl.where(t == float("inf"), t, lp)
+    # above 2^24, w - 1 == t and log(w) * t would overflow for t > ~4e36: log(w) directly
+    # (w = t (1 + d), |d| <= 2^-24: absolute error 2^-24 on a result >= 16.6, under 1/16 ulp)
+    return tl.where(t > 16777216.0, tl.log(w), lp)
 
 
 @tl.func
@@ -172,6 +177,7 @@ def umath(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), a: tl.float32, OP: tl.cons
     elif OP == "acosh":
         t = v - 1.0
         y = tl.where(v > 4096.0, tl.log(v) + 0.6931471805599453, log1p_g(t + tl.sqrt(2.0 * t + t * t)))
+        y = tl.where(v < 1.0, float("nan"), y)
     elif OP == "atanh":
         y = 0.5 * log1p_g(2.0 * av / (1.0 - av))
         y = tl.where(av > 1.0, float("nan"), y)
@@ -228,6 +234,7 @@ def bmath(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2), OP: t
     elif OP == "hypot":
         q = tl.where(mx == 0.0, 0.0, q)
         v = mx * tl.sqrt(1.0 + q * q)
+        v = tl.where(anan | bnan, a + b, v)
         v = tl.where((ay == float("inf")) | (ax == float("inf")), float("inf"), v)
     elif OP == "copysign":
         v = tl.where(signbit(b), -tl.abs(a), tl.abs(a))
