@@ -4,14 +4,29 @@ index tuples address slices of ``data``. The tuples become row numbers of ``data
 through the gather (take_rows/take_cols) and scatter_elements (scatter_cols) kernels.
 
 dtypes: those of gather / scatter_elements (float32/float16/bfloat16/int32/int64/int8/bool;
-reductions as scatter_elements). Errors: TypeError for non-integer indices, IndexError for an
-index out of range (negative indices count from the end), ValueError for inconsistent shapes.
+reduction add on float32/int64, mul/max/min on float32). Errors (naming the op called and
+its argument): TypeError for non-integer indices, an unsupported data dtype or a reduction
+the dtype lacks, IndexError for an index out of range (negative indices count from the end),
+ValueError for inconsistent shapes or an unknown reduction.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from tl import ops as _o
+
+# reductions of scatter_elements' kernels (ops/): reduction -> data dtypes
+_REDUCE = {"none": None, "add": ("float32", "int64"), "mul": ("float32",), "max": ("float32",),
+           "min": ("float32",)}
+
+
+def _data(op, data):
+    """``data`` as a NumPy array of a tl.ops dtype; TypeError naming op and argument otherwise."""
+    data = _o._np(data, "data", op)
+    if data.dtype not in _o._NAMES:
+        raise TypeError(f"tl.ops.{op}: argument 'data' has dtype {data.dtype}; expected one of "
+                        f"{', '.join(_o._BY_NAME)}")
+    return data
 
 
 def _rows(op, shape, idx, batch_dims=0):
@@ -42,7 +57,7 @@ def gather_nd(data, indices, batch_dims: int = 0):
     """ONNX GatherND: out[b..., m...] = data[b..., *indices[b..., m..., :]] (a slice when the
     tuple is shorter than data's rank after the batch axes). Result shape:
     indices.shape[:-1] + data.shape[batch_dims + indices.shape[-1]:]."""
-    data = np.asarray(data)
+    data = _data("gather_nd", data)
     b = int(batch_dims)
     if not 0 <= b < data.ndim:
         raise ValueError(f"tl.ops.gather_nd: batch_dims must lie in [0, {data.ndim}), got {batch_dims}")
@@ -56,7 +71,14 @@ def scatter_nd(data, indices, updates, reduction: str = "none"):
     add/mul/max/min, combined into) the slice ``data[*indices[m..., :]]``; for reduction none a
     repeated index keeps the last update. updates.shape must be indices.shape[:-1] +
     data.shape[indices.shape[-1]:]."""
-    data = np.asarray(data)
+    data = _data("scatter_nd", data)
+    if reduction not in _REDUCE:
+        raise ValueError(f"tl.ops.scatter_nd: argument 'reduction' must be one of "
+                         f"{', '.join(map(repr, _REDUCE))}, got {reduction!r}")
+    dts = _REDUCE[reduction]
+    if dts is not None and _o._NAMES[data.dtype] not in dts:
+        raise TypeError(f"tl.ops.scatter_nd: reduction {reduction!r} supports data of dtype "
+                        f"{' / '.join(dts)}, got {data.dtype}")
     idx = np.asarray(indices)
     lin, n = _rows("scatter_nd", data.shape, idx)
     rest = data.shape[idx.shape[-1]:]

@@ -19,23 +19,67 @@ from tl import ops as _o
 from tl import _ops_ew as ew
 from tl._ops_data import contiguous, copy_into, pad, gather, full
 from tl._ops_reduce import reduce_sum, var_mean, amax, mean
-from tl.ops import _arr, _launch, _NAMES, _BY_NAME
+from tl.ops import _arr, _np, _launch, _NAMES, _BY_NAME
 
 
-def _pair(v):
-    return (int(v), int(v)) if isinstance(v, (int, np.integer)) else tuple(int(a) for a in v)
+def _is_int(a):
+    return isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
 
 
-def _check_positive(op, **pairs):
-    """ValueError naming the argument when a stride / dilation / kernel size is not positive."""
-    for name, v in pairs.items():
-        if builtins.min(v) <= 0:
-            raise ValueError(f"tl.ops.{op}: {name} must be positive, got {v}")
+def _ints(op, name, v, lens=(1, 2), minimum=1, forms="an int or a pair of ints"):
+    """``v`` (an int, or a tuple/list of ints of a length in ``lens``) as a tuple: an int or a
+    1-tuple is repeated to ``lens[-1]`` values. TypeError naming ``name`` for anything else
+    (floats, strings...), ValueError for a wrong length or a value below ``minimum``."""
+    if _is_int(v):
+        t = (int(v),) * lens[-1]
+    elif isinstance(v, (tuple, list)) and all(_is_int(a) for a in v):
+        if len(v) not in lens:
+            raise ValueError(f"tl.ops.{op}: {name} must be {forms}, got {tuple(v)!r} of length {len(v)}")
+        t = tuple(int(a) for a in v) * (lens[-1] if len(v) == 1 else 1)
+    else:
+        raise TypeError(f"tl.ops.{op}: {name} must be {forms}, got {v!r} ({type(v).__name__})")
+    if t and builtins.min(t) < minimum:
+        what = "positive" if minimum == 1 else f">= {minimum}"
+        raise ValueError(f"tl.ops.{op}: {name} must be {what}, got {v!r}")
+    return t
 
 
-def _pads4(p):
-    p = _pair(p) if isinstance(p, (int, np.integer)) or len(p) == 2 else tuple(int(a) for a in p)
-    return (p[0], p[1], p[0], p[1]) if len(p) == 2 else p
+def _pads4(p, op="conv2d", minimum=0):
+    """(top, left, bottom, right) of a padding int, pair (ph, pw) or 4-tuple (values >= minimum:
+    non-negative unless the op gives a meaning to negative padding)."""
+    kind = "non-negative ints" if minimum == 0 else "ints"
+    t = _ints(op, "padding", p, (1, 2, 4), minimum, f"an int, a pair (ph, pw) or (top, left, bottom, right) "
+              f"of {kind}")
+    return t if len(t) == 4 else (t[0], t[1], t[0], t[1])
+
+
+def _conv_args(op, x, weight, bias, groups, w_axis):
+    """x and weight as 4-D NumPy arrays of one float dtype, groups as an int and bias as None or a
+    (Co,) array; ``w_axis`` is the weight axis holding the output channels per group (0 for
+    conv2d, 1 for conv_transpose2d). TypeError for dtypes or a non-int groups, ValueError for
+    shapes."""
+    x, w = _np(x, "x", op), _np(weight, "weight", op)
+    for arg, a in (("x", x), ("weight", w)):
+        if _NAMES.get(a.dtype) not in ("float32", "float16", "bfloat16"):
+            raise TypeError(f"tl.ops.{op}: argument '{arg}' has unsupported dtype {a.dtype}; "
+                            f"expected float32, float16 or bfloat16")
+    dx, dw_ = _NAMES[x.dtype], _NAMES[w.dtype]
+    if dx != dw_:
+        raise TypeError(f"tl.ops.{op}: argument 'x' has dtype {dx} but 'weight' has dtype {dw_}; "
+                        f"they must match")
+    if x.ndim != 4:
+        raise ValueError(f"tl.ops.{op}: input must be (N, C, H, W) or (C, H, W), got shape {x.shape}")
+    if w.ndim != 4:
+        form = "(Co, C / groups, KH, KW)" if w_axis == 0 else "(C, Co / groups, KH, KW)"
+        raise ValueError(f"tl.ops.{op}: weight must be 4-D {form}, got shape {w.shape}")
+    (g,) = _ints(op, "groups", groups, (1,), 1, "a positive int")
+    co = w.shape[0] if w_axis == 0 else w.shape[1] * g
+    if bias is not None:
+        bias = _np(bias, "bias", op)
+        if bias.shape != (co,):
+            raise ValueError(f"tl.ops.{op}: bias must have shape ({co},) (one value per output "
+                             f"channel), got {bias.shape}")
+    return x, w, g, bias
 
 
 def mm(a, b):
@@ -297,16 +341,13 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     """conv2d on a 4-D x (the public conv2d below adds unbatched input and padding strings):
     2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W), weight
     (Co, C / groups, KH, KW); padding an int, a pair or (top, left, bottom, right)."""
-    x = np.asarray(x)
-    w = np.asarray(weight)
+    x, w, g, bias = _conv_args("conv2d", x, weight, bias, groups, 0)
     dt = _NAMES[x.dtype]
     n, c, h, wd = x.shape
     co, cg, kh, kw = w.shape
-    g = int(groups)
     if cg * g != c or co % g:
         raise ValueError(f"tl.ops.conv2d: channels {c} / weight {w.shape} / groups {g} mismatch")
-    (sh, sw), (dh, dw) = _pair(stride), _pair(dilation)
-    _check_positive("conv2d", stride=(sh, sw), dilation=(dh, dw))
+    (sh, sw), (dh, dw) = _ints("conv2d", "stride", stride), _ints("conv2d", "dilation", dilation)
     pt, pl, pb, pr = _pads4(padding)
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
@@ -338,15 +379,26 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups: int = 1):
     """Transposed convolution: x (N, C, H, W), weight (C, Co / groups, KH, KW); output
-    H = (H - 1) * s - (pt + pb) + d * (KH - 1) + output_padding + 1 (C-15)."""
-    x = np.asarray(x)
-    w = np.asarray(weight)
+    H = (H - 1) * s - (pt + pb) + d * (KH - 1) + output_padding + 1 (C-15). stride, dilation:
+    positive ints or pairs; padding: int, pair or (top, left, bottom, right) (a negative value
+    enlarges the output by the formula above: ONNX ConvTranspose output_shape, via
+    tools/tl_onnx_map.py, needs it; torch rejects it);
+    output_padding: non-negative int or pair, smaller than stride or dilation (like torch);
+    bias (Co,). TypeError for non-int arguments or x / weight dtypes that differ, ValueError for
+    bad shapes and values."""
+    op = "conv_transpose2d"
+    x, w, g, bias = _conv_args(op, x, weight, bias, groups, 1)
     n, c, h, wd = x.shape
-    _, cog, kh, kw = w.shape
-    g = int(groups)
-    (sh, sw), (dh, dw), (oph, opw) = _pair(stride), _pair(dilation), _pair(output_padding)
-    _check_positive("conv_transpose2d", stride=(sh, sw), dilation=(dh, dw))
-    pt, pl, pb, pr = _pads4(padding)
+    ci, cog, kh, kw = w.shape
+    if ci != c or c % g:
+        raise ValueError(f"tl.ops.{op}: channels {c} / weight {w.shape} / groups {g} mismatch "
+                         f"(weight must be (C, Co / groups, KH, KW))")
+    (sh, sw), (dh, dw) = _ints(op, "stride", stride), _ints(op, "dilation", dilation)
+    oph, opw = _ints(op, "output_padding", output_padding, minimum=0, forms="an int or a pair of non-negative ints")
+    if oph >= builtins.max(sh, dh) or opw >= builtins.max(sw, dw):
+        raise ValueError(f"tl.ops.{op}: output_padding {(oph, opw)} must be smaller than stride "
+                         f"{(sh, sw)} or dilation {(dh, dw)}")
+    pt, pl, pb, pr = _pads4(padding, op, minimum=-(1 << 62))
     xz = full((n, c, (h - 1) * sh + 1, (wd - 1) * sw + 1), 0, x.dtype)
     copy_into(xz[:, :, ::sh, ::sw], x)
     ph0, ph1 = dh * (kh - 1) - pt, dh * (kh - 1) - pb + oph
@@ -368,26 +420,25 @@ def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
     return o, extra
 
 
-def _pool_params(x, kernel, stride, padding, dilation, ceil_mode):
+def _pool_params(x, kernel, stride, padding, dilation, ceil_mode, op="max_pool2d / avg_pool2d"):
     """Pooling geometry of an (N, C, H, W) x: (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh,
     ow, ew): eh/ew the extra bottom/right padding ceil_mode needs. ValueError for a non-positive
     kernel size, stride or dilation."""
     h, wd = x.shape[2:]
-    kh, kw = _pair(kernel)
-    sh, sw = _pair(stride if stride is not None else kernel)
-    dh, dw = _pair(dilation)
-    _check_positive("max_pool2d / avg_pool2d", kernel_size=(kh, kw), stride=(sh, sw), dilation=(dh, dw))
-    pt, pl, pb, pr = _pads4(padding)
+    kh, kw = _ints(op, "kernel_size", kernel)
+    sh, sw = _ints(op, "stride", stride if stride is not None else kernel)
+    dh, dw = _ints(op, "dilation", dilation)
+    pt, pl, pb, pr = _pads4(padding, op)
     oh, eh = _pool_geom(h, kh, sh, dh, pt, pb, ceil_mode)
     ow, ew_ = _pool_geom(wd, kw, sw, dw, pl, pr, ceil_mode)
     return kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_
 
 
-def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
+def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill, op="max_pool2d / avg_pool2d"):
     x = np.asarray(x)
     n, c = x.shape[:2]
     kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_ = _pool_params(x, kernel, stride, padding, dilation,
-                                                                          ceil_mode)
+                                                                          ceil_mode, op)
     xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=fill)
     cols = np.empty((n, c, oh, ow, kh, kw), x.dtype)
     copy_into(cols, _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
@@ -397,14 +448,14 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill):
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
     x = np.asarray(x)
-    kh, kw = _pair(kernel_size)
+    kh, kw = _ints("max_pool2d", "kernel_size", kernel_size)
     if kh * kw > 16 or x.size == 0:
-        cols, _ = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, -np.inf)
+        cols, _ = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, -np.inf, "max_pool2d")
         return amax(cols, -1)
     # small windows: a chain of elementwise maximums over the KH * KW strided window views of
     # the padded input (one pass over the output each), instead of copying every window
     kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh, ow, ew_ = _pool_params(x, kernel_size, stride, padding,
-                                                                          dilation, ceil_mode)
+                                                                          dilation, ceil_mode, "max_pool2d")
     xp = pad(x, [0, 0, pt, pl, 0, 0, pb + eh, pr + ew_], value=-np.inf) if pt + pl + pb + pr + eh + ew_ else x
     win = _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow)
     y = contiguous(win[:, :, 0, 0])
@@ -420,7 +471,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     """Average pooling. The divisor counts window cells inside the input, plus the explicit
     padding when count_include_pad (never the ceil_mode extension, C-07)."""
     x = np.asarray(x)
-    cols, geo = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, 0.0)
+    cols, geo = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, 0.0, "avg_pool2d")
     s = reduce_sum(cols, -1)
     kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, eh, ew_ = geo
     h, wd = x.shape[2:]
@@ -441,7 +492,7 @@ def adaptive_avg_pool2d(x, output_size):
     """PyTorch adaptive average pooling: cell i covers [floor(i H / O), ceil((i + 1) H / O))."""
     x = np.asarray(x)
     n, c, h, wd = x.shape
-    oh, ow = _pair(output_size)
+    oh, ow = _ints("adaptive_avg_pool2d", "output_size", output_size)
     out = np.empty((n, c, oh, ow), x.dtype)
     for i in range(oh):
         for j in range(ow):
@@ -757,7 +808,7 @@ def _accept_unbatched(fn):
 
     @functools.wraps(fn)
     def wrapper(x, *args, **kwargs):
-        x = np.asarray(x)
+        x = _np(x, "x", fn.__name__)
         if x.ndim == 3:
             return fn(x[None], *args, **kwargs)[0]
         if x.ndim != 4:
@@ -771,24 +822,29 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
     weight (Co, C / groups, KH, KW); padding an int, a pair, (top, left, bottom, right), or
     'valid' (no padding) / 'same' (output size = input size, stride 1 only; an odd total
-    padding puts the extra row/column at the bottom/right, like torch). ValueError for bad
-    shapes, an unknown padding string, or 'same' with a stride other than 1."""
+    padding puts the extra row/column at the bottom/right, like torch); padding values are
+    non-negative, stride / dilation positive ints or pairs, groups a positive int, bias None or
+    shape (Co,). x and weight: the same dtype (float32, float16, bfloat16; CPU torch bfloat16
+    tensors are viewed without a copy); the result is a NumPy array. TypeError for non-int
+    stride / padding / dilation / groups or mismatched dtypes; ValueError for bad shapes, bad
+    values, an unknown padding string, or 'same' with a stride other than 1."""
+    weight = _np(weight, "weight", "conv2d")
     if isinstance(padding, str):
-        w = np.asarray(weight)
+        w = weight
         if w.ndim != 4:
-            raise ValueError(f"tl.ops.conv2d: weight must be (Co, C/groups, KH, KW), got {w.shape}")
+            raise ValueError(f"tl.ops.conv2d: weight must be 4-D (Co, C / groups, KH, KW), got shape {w.shape}")
         if padding == "valid":
             padding = 0
         elif padding == "same":
-            if _pair(stride) != (1, 1):
+            if _ints("conv2d", "stride", stride) != (1, 1):
                 raise ValueError("tl.ops.conv2d: padding='same' is only supported with stride 1")
-            (dh, dw) = _pair(dilation)
+            (dh, dw) = _ints("conv2d", "dilation", dilation)
             th, tw = dh * (w.shape[2] - 1), dw * (w.shape[3] - 1)
             padding = (th // 2, tw // 2, th - th // 2, tw - tw // 2)
         else:
             raise ValueError(f"tl.ops.conv2d: padding must be an int, a tuple, 'same' or 'valid', "
                              f"got {padding!r}")
-    xa = np.asarray(x)
+    xa = _np(x, "x", "conv2d")
     if xa.ndim == 3:
         return _conv2d_4d(xa[None], weight, bias, stride, padding, dilation, groups)[0]
     if xa.ndim != 4:

@@ -739,9 +739,34 @@ def _float_scalar(a, dt, name, kname) -> float:
                             f"{_show_int(int(a))}") from None
 
 
+def _bf16_view(a, where):
+    """An ``ml_dtypes.bfloat16`` NumPy view of a CPU torch bfloat16 tensor ``a`` (NumPy has no
+    bfloat16, so ``np.from_dlpack`` / ``np.asarray`` reject it): the tensor's bits are viewed as
+    int16 through DLPack and reinterpreted, with no copy (writes through the view reach the
+    tensor). None when ``a`` is not a torch bfloat16 tensor (detected by its dtype; torch is
+    never imported here). TypeError, prefixed with ``where``, for a tensor not on the CPU or
+    when ml_dtypes is missing."""
+    if str(getattr(a, "dtype", "")) != "torch.bfloat16" or not hasattr(a, "__dlpack__"):
+        return None
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or _ml_dtypes is None:
+        raise TypeError(f"{where}: bfloat16 tensors need torch and ml_dtypes")
+    if a.device.type != "cpu":
+        raise TypeError(f"{where}: the bfloat16 tensor is on {a.device}; tl works on CPU tensors")
+    try:
+        bits = np.from_dlpack(a.view(torch.int16))
+    except (TypeError, RuntimeError, BufferError, ValueError) as e:
+        raise TypeError(f"{where}: cannot view the bfloat16 tensor through DLPack on the CPU: {e}") from None
+    return bits.view(_ml_dtypes.bfloat16)
+
+
 def _as_array(a, name, kname):
     if isinstance(a, np.ndarray):
         return a
+    v = _bf16_view(a, f"kernel {kname}: argument '{name}'")
+    if v is not None:
+        return v
     if hasattr(a, "__dlpack__"):
         try:
             return np.from_dlpack(a)

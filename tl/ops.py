@@ -87,7 +87,7 @@ _EW_CACHES: dict = {}
 _MISS = object()
 
 
-from tl._runtime import Package as _Package, TLError as _TLError  # noqa: E402
+from tl._runtime import Package as _Package, TLError as _TLError, _bf16_view  # noqa: E402
 
 
 def _launch(name: str, *args) -> None:
@@ -114,8 +114,20 @@ def _dtype_name(d) -> str:
     raise TypeError(f"unsupported dtype {d!r}; expected one of {', '.join(_BY_NAME)}")
 
 
+def _np(x, arg: str, op: str) -> np.ndarray:
+    """``x`` as a NumPy array: ndarrays as they are, CPU torch bfloat16 tensors as a copy-free
+    ``ml_dtypes.bfloat16`` view of their memory (NumPy has no bfloat16), anything else through
+    ``np.asarray``. Results of tl.ops are always NumPy arrays, whatever the input type."""
+    if isinstance(x, np.ndarray):
+        return x
+    v = _bf16_view(x, f"tl.ops.{op}: argument '{arg}'")
+    return np.asarray(x) if v is None else v
+
+
 def _arr(x, arg: str, op: str, allowed=_FLOATS) -> tuple[np.ndarray, str]:
-    a = x if isinstance(x, np.ndarray) else np.asarray(x)
+    """(``x`` as a NumPy array (see ``_np``: torch bfloat16 tensors are accepted), its dtype
+    name); TypeError naming ``arg`` and ``op`` when the dtype is not in ``allowed``."""
+    a = _np(x, arg, op)
     name = _NAMES.get(a.dtype)
     if name is None or name not in allowed:
         raise TypeError(f"tl.ops.{op}: argument '{arg}' has dtype {a.dtype}; "
@@ -255,6 +267,10 @@ def _binary_op(op: str, doc: str):
 
 
 def _binary(op: str, a, b, out):
+    # tensors (DLPack objects: torch, bfloat16 included) as arrays first; Python scalars and
+    # lists then take the other operand's dtype
+    a = _np(a, "a", op) if hasattr(a, "__dlpack__") else a
+    b = _np(b, "b", op) if hasattr(b, "__dlpack__") else b
     if not isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         a = np.asarray(a, dtype=b.dtype)
     if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
