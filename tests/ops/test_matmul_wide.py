@@ -14,19 +14,27 @@ def _tol(a, b):
     return 1e-6 * np.sqrt(k) * (np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)) + 1e-5
 
 
-@pytest.mark.parametrize("mkn", [(512, 256, 512), (517, 300, 777), (300, 1000, 520), (257, 257, 1024),
-                                 (1000, 259, 515), (513, 384, 531)])
-def test_wide_edges_against_float64(mkn, monkeypatch):
+@pytest.mark.parametrize("mkn,kernel", [((512, 256, 512), "wide"), ((517, 300, 777), "wide"),
+                                        ((300, 1000, 520), "wide"), ((257, 257, 1024), "wide"),
+                                        ((1000, 259, 515), "wide"), ((513, 384, 531), "wide"),
+                                        ((1100, 259, 515), "wide"), ((1024, 256, 512), "tall"),
+                                        ((1500, 300, 777), "tall"), ((2047, 384, 531), "tall"),
+                                        ((1024, 130, 600), "matmul")])
+def test_big_tile_edges_against_float64(mkn, kernel, monkeypatch):
+    """The kernel tl.ops.matmul picks (wide 256 x 256, tall 512 x 128 from 1024 rows on AVX-512
+    bundles, matmul for short K) and its result against float64 at partial tiles and K tails."""
     m, k, n = mkn
     launched = record_launches(monkeypatch)
     rng = np.random.default_rng(sum(mkn))
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     out = np.full((m, n), np.nan, np.float32)
-    ops.matmul(a, b, out=out)
+    assert ops.matmul(a, b, out=out) is out
     ref = a.astype(np.float64) @ b.astype(np.float64)
     assert (np.abs(out - ref) <= _tol(a, b)).all(), f"{mkn}: max err {np.abs(out - ref).max()}"
-    assert launched == ["matmul_wide__DT_float32"]
+    if kernel == "tall" and not ops._avx512():
+        kernel = "wide"                                   # 512-row tiles only on AVX-512 bundles
+    assert launched == [f"matmul_{kernel}__DT_float32" if kernel != "matmul" else "matmul__DT_float32"]
 
 
 @pytest.mark.parametrize("kernel,m", [("wide", 600), ("tall", 1030)])
