@@ -29,32 +29,11 @@ D. Goldberg, "What every computer scientist should know about floating-point ari
 """
 import tl
 
-USPECS = [dict(OP="sin", DT=tl.float32), dict(OP="sin", DT=tl.float16), dict(OP="sin", DT=tl.bfloat16),
-          dict(OP="cos", DT=tl.float32), dict(OP="cos", DT=tl.float16), dict(OP="cos", DT=tl.bfloat16),
-          dict(OP="tan", DT=tl.float32), dict(OP="tan", DT=tl.float16), dict(OP="tan", DT=tl.bfloat16),
-          dict(OP="asin", DT=tl.float32), dict(OP="asin", DT=tl.float16), dict(OP="asin", DT=tl.bfloat16),
-          dict(OP="acos", DT=tl.float32), dict(OP="acos", DT=tl.float16), dict(OP="acos", DT=tl.bfloat16),
-          dict(OP="atan", DT=tl.float32), dict(OP="atan", DT=tl.float16), dict(OP="atan", DT=tl.bfloat16),
-          dict(OP="sinh", DT=tl.float32), dict(OP="sinh", DT=tl.float16), dict(OP="sinh", DT=tl.bfloat16),
-          dict(OP="cosh", DT=tl.float32), dict(OP="cosh", DT=tl.float16), dict(OP="cosh", DT=tl.bfloat16),
-          dict(OP="asinh", DT=tl.float32), dict(OP="asinh", DT=tl.float16), dict(OP="asinh", DT=tl.bfloat16),
-          dict(OP="acosh", DT=tl.float32), dict(OP="acosh", DT=tl.float16), dict(OP="acosh", DT=tl.bfloat16),
-          dict(OP="atanh", DT=tl.float32), dict(OP="atanh", DT=tl.float16), dict(OP="atanh", DT=tl.bfloat16),
-          dict(OP="expm1", DT=tl.float32), dict(OP="expm1", DT=tl.float16), dict(OP="expm1", DT=tl.bfloat16),
-          dict(OP="log1p", DT=tl.float32), dict(OP="log1p", DT=tl.float16), dict(OP="log1p", DT=tl.bfloat16),
-          dict(OP="exp2", DT=tl.float32), dict(OP="exp2", DT=tl.float16), dict(OP="exp2", DT=tl.bfloat16),
-          dict(OP="log2", DT=tl.float32), dict(OP="log2", DT=tl.float16), dict(OP="log2", DT=tl.bfloat16),
-          dict(OP="log10", DT=tl.float32), dict(OP="log10", DT=tl.float16), dict(OP="log10", DT=tl.bfloat16),
-          dict(OP="trunc", DT=tl.float32), dict(OP="trunc", DT=tl.float16), dict(OP="trunc", DT=tl.bfloat16),
-          dict(OP="logit", DT=tl.float32), dict(OP="logit", DT=tl.float16), dict(OP="logit", DT=tl.bfloat16)]
-BSPECS = [dict(OP="atan2", DT=tl.float32), dict(OP="atan2", DT=tl.float16), dict(OP="atan2", DT=tl.bfloat16),
-          dict(OP="hypot", DT=tl.float32), dict(OP="hypot", DT=tl.float16), dict(OP="hypot", DT=tl.bfloat16),
-          dict(OP="copysign", DT=tl.float32), dict(OP="copysign", DT=tl.float16), dict(OP="copysign", DT=tl.bfloat16),
-          dict(OP="logaddexp", DT=tl.float32), dict(OP="logaddexp", DT=tl.float16), dict(OP="logaddexp", DT=tl.bfloat16),
-          dict(OP="xlogy", DT=tl.float32), dict(OP="xlogy", DT=tl.float16), dict(OP="xlogy", DT=tl.bfloat16),
-          dict(OP="heaviside", DT=tl.float32), dict(OP="heaviside", DT=tl.float16), dict(OP="heaviside", DT=tl.bfloat16),
-          dict(OP="fmax", DT=tl.float32), dict(OP="fmax", DT=tl.float16), dict(OP="fmax", DT=tl.bfloat16),
-          dict(OP="fmin", DT=tl.float32), dict(OP="fmin", DT=tl.float16), dict(OP="fmin", DT=tl.bfloat16)]
+USPECS = dict(OP=["sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+                  "expm1", "log1p", "exp2", "log2", "log10", "trunc", "logit"],
+              DT=[tl.float32, tl.float16, tl.bfloat16])   # every (OP, DT) pair
+BSPECS = dict(OP=["atan2", "hypot", "copysign", "logaddexp", "xlogy", "heaviside", "fmax", "fmin"],
+              DT=[tl.float32, tl.float16, tl.bfloat16])   # every (OP, DT) pair
 
 
 @tl.func

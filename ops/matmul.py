@@ -6,15 +6,15 @@ computes a BM x BN tile of c (256 x 128), stepping K by BK = 128 (the K tail rea
 ``dot`` is emitted with the target's assembly microkernel (tlc/emit_asm) where it has one.
 ``matmul_rows`` is the same computation for fewer rows (M <= 128): BM in {1, 8, 16, 32, 128},
 BN = 256, so skinny products stream b once instead of computing 256-row tiles of zeros. fp32 products are IEEE
-fp32 (no reduced precision). ``matmul_wide`` is ``matmul`` with 256 x 256 tiles (float32 only):
+fp32 (no reduced precision). ``matmul_big`` is ``matmul`` with bigger tiles (float32 only). Wide, 256 x 256:
 each packed A block feeds twice as many columns, so A is copied half as often (the copies, not
 the FMAs, were ~20% of the time at 1024..4096 by perf on Zen 5); ``tl.ops.matmul`` uses it when
-the product is large enough to keep both threads busy. ``matmul_tall`` is ``matmul`` with
-512 x 128 tiles (float32 only): each packed B panel feeds twice as many rows, so B is packed half
-as often per FMA (Zen 5, 1 thread, same-run A/B against matmul_wide, medians: +2% at 1024, +3% at
+the product is large enough to keep both threads busy. Tall, 512 x 128: each packed B panel feeds twice as many rows, so B is packed half
+as often per FMA (Zen 5, 1 thread, same-run A/B against the wide tiles, medians: +2% at 1024, +3% at
 2048, within noise at 4096); ``tl.ops.matmul`` uses it from 1024 rows where 512-row tiles waste no
 more rows than 256-row ones. Instances:
-``matmul__DT_float32``, ``matmul__DT_bfloat16``, ``matmul_wide__DT_float32``, ``matmul_tall__DT_float32``.
+``matmul__DT_float32``, ``matmul__DT_bfloat16``, ``matmul_big__BM_256__BN_256__DT_float32`` (wide),
+``matmul_big__BM_512__BN_128__DT_float32`` (tall).
 """
 import tl
 
@@ -54,19 +54,10 @@ def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float3
     matmul_tile(a, b, c, BM, BN, BK)
 
 
-@tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 256), c.shape[0]),
-           specializations=[dict(DT=tl.float32)])
-def matmul_wide(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
-                DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 256,
-                BK: tl.constexpr = 128):
-    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in 256 x 256 tiles of c."""
-    matmul_tile(a, b, c, BM, BN, BK)
-
-
-@tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 512), tl.cdiv(c.shape[2], 128), c.shape[0]),
-           specializations=[dict(DT=tl.float32)])
-def matmul_tall(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
-                DT: tl.constexpr = tl.float32, BM: tl.constexpr = 512, BN: tl.constexpr = 128,
-                BK: tl.constexpr = 128):
-    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in 512 x 128 tiles of c."""
+@tl.kernel(grid=lambda a, b, c, BM, BN: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], BN), c.shape[0]),
+           specializations=[dict(DT=tl.float32, BM=256, BN=256), dict(DT=tl.float32, BM=512, BN=128)])
+def matmul_big(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
+               DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 256,
+               BK: tl.constexpr = 128):
+    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in BM x BN tiles of c (256 x 256: wide, 512 x 128: tall)."""
     matmul_tile(a, b, c, BM, BN, BK)

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import inspect
 
+from tlc.specs import expand as expand_specializations
+
 
 class KernelFunction:
     """A kernel as written. ``grid``: optional callable of the tensor arguments returning 1..3
-    ints; ``specializations``: optional list of dicts of constexpr values to compile."""
+    ints; ``specializations``: optional list of dicts of constexpr values to compile, or a dict
+    of lists meaning every combination (tlc/specs.py)."""
 
     def __init__(self, fn, grid=None, specializations=None):
         self.fn = fn
         self.name = fn.__name__
         self.grid = grid
-        self.specializations = specializations
+        self.specializations = expand_specializations(specializations)
         self.source_file = inspect.getsourcefile(fn)
         self.__doc__ = fn.__doc__
 

@@ -611,11 +611,11 @@ def matmul(a, b, out=None):
     if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
         name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_float32"
     elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
-        name = "matmul_wide__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
+        name = "matmul_big__BM_256__BN_256__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
         if m >= 1024 and -(-m // 512) * 2 == -(-m // 256) and _avx512():
             # 512 x 128 tiles: B packed half as often (same fma order); AVX-512 bundles only
             # (the AVX2 bundle ran 0-3% slower with them on Zen 5)
-            name = "matmul_tall__DT_float32"
+            name = "matmul_big__BM_512__BN_128__DT_float32"
     elif da == "bfloat16":   # ops/matmul_bf16.py: vdpbf16ps where the CPU has AVX512_BF16
         name = f"matmul_bf16__BM_{16 if m <= 16 else 64 if m <= 64 else 256}"
     _launch(name, a3, b3, o3)

@@ -180,3 +180,27 @@ def test_retyped_temporary_in_loop_is_not_carried():
                "    tl.store(x + (0,), s)\n")
     loop = next(op for op in k.body.ops if op.opcode == "for")
     assert [a.attr("name") for a in loop.regions[0].args] == ["i", "s"]
+
+
+_PRODUCT = '''
+import tl
+
+SPECS = dict(OP=["a", "b", "c"], DT=[tl.float32, tl.float16])
+
+
+@tl.kernel(grid=lambda x: (1,), specializations=SPECS)
+def k(x: tl.tensor(DT, 1), OP: tl.constexpr = "a", DT: tl.constexpr = tl.float32):
+    tl.store(x + (0,), tl.load(x + (0,), (4,)))
+'''
+
+
+def test_specializations_dict_of_lists_is_every_combination():
+    """specializations=dict(K=[...], K2=[...]): one instance per combination, first key outermost,
+    the same instances as the equivalent list of dicts; an empty list is a located error."""
+    ks = parse_source(_PRODUCT, "p.py").kernels
+    assert [k.name for k in ks] == [f"k__DT_{d}__OP_{o}" for o in "abc" for d in ("float32", "float16")]
+    listed = _PRODUCT.replace('dict(OP=["a", "b", "c"], DT=[tl.float32, tl.float16])', "[" + ", ".join(
+        f'dict(OP="{o}", DT=tl.{d})' for o in "abc" for d in ("float32", "float16")) + "]")
+    assert [str(k) for k in parse_source(listed, "p.py").kernels] == [str(k) for k in ks]
+    with pytest.raises(Exception, match=r"p.py:7:\d+: error: specializations must be a list of dicts"):
+        parse_source(_PRODUCT.replace('DT=[tl.float32, tl.float16]', "DT=[]"), "p.py")

@@ -1,4 +1,4 @@
-"""matmul_tall (ops/matmul.py, 512 x 128 tiles) on batches and strided operands with NaN, against
+"""matmul_big with 512 x 128 tiles (ops/matmul.py, "tall") on batches and strided operands with NaN, against
 float64 NumPy, and the 2-D fast path of tl.ops.matmul / the out= aliasing check without
 Signature.bind. Which kernel tl.ops.matmul picks, and the edge sizes, are tested in
 test_matmul_wide.py; the bit-identity with the 256 x 128 kernel there too."""

@@ -1,4 +1,4 @@
-"""matmul_wide (ops/matmul.py, 256 x 256 tiles) as tl.ops.matmul picks it for large float32
+"""matmul_big (ops/matmul.py; wide: 256 x 256 tiles, tall: 512 x 128) as tl.ops.matmul picks it for large float32
 products: partial tiles on every edge, several K steps with a K tail, batches, strided and
 transposed operands, NaN/inf propagation, against float64 NumPy; and bit-identical to the
 256 x 128 kernel (both are fma chains over k ascending, in K steps of 128)."""
@@ -7,6 +7,10 @@ import pytest
 
 import tl.ops as ops
 from ops_helpers import record_launches
+
+# ops/matmul.py instance names
+KERNELS = {"wide": "matmul_big__BM_256__BN_256__DT_float32", "tall": "matmul_big__BM_512__BN_128__DT_float32",
+           "matmul": "matmul__DT_float32"}
 
 
 def _tol(a, b):
@@ -34,7 +38,7 @@ def test_big_tile_edges_against_float64(mkn, kernel, monkeypatch):
     assert (np.abs(out - ref) <= _tol(a, b)).all(), f"{mkn}: max err {np.abs(out - ref).max()}"
     if kernel == "tall" and not ops._avx512():
         kernel = "wide"                                   # 512-row tiles only on AVX-512 bundles
-    assert launched == [f"matmul_{kernel}__DT_float32" if kernel != "matmul" else "matmul__DT_float32"]
+    assert launched == [KERNELS[kernel]]
 
 
 @pytest.mark.parametrize("kernel,m", [("wide", 600), ("tall", 1030)])
@@ -44,7 +48,7 @@ def test_bitwise_equals_narrow_tiles(kernel, m):
     a = rng.standard_normal((1, m, 700)).astype(np.float32)
     b = rng.standard_normal((1, 700, 900)).astype(np.float32)
     big, narrow = np.empty((1, m, 900), np.float32), np.empty((1, m, 900), np.float32)
-    ops._launch(f"matmul_{kernel}__DT_float32", a, b, big)
+    ops._launch(KERNELS[kernel], a, b, big)
     ops._launch("matmul__DT_float32", a, b, narrow)
     assert np.array_equal(big, narrow)
     assert np.array_equal(ops.matmul(a[0], b[0]), big[0])

@@ -164,32 +164,7 @@ static const tl_kernel_desc_t kernels[] = {
     {"count", 1, count_params, count_entry, 0, 0, "{}", "fixture_bundle.c:8"},
 };
 
-#ifndef FIXTURE_ABI
-#define FIXTURE_ABI TL_BUNDLE_ABI_VERSION
-#endif
-#ifndef FIXTURE_FEATURES
-#define FIXTURE_FEATURES "sse2"
-#endif
-#ifndef FIXTURE_TARGET
-#define FIXTURE_TARGET "x86_64-fixture"
-#endif
-
-static const tl_bundle_t bundle = {
-    FIXTURE_ABI,
-    sizeof(tl_bundle_t),
-    sizeof(tl_kernel_desc_t),
-    sizeof(tl_param_t),
-    sizeof(tl_tensor_t),
-    sizeof kernels / sizeof kernels[0],
-    kernels,
-    FIXTURE_TARGET,
-    FIXTURE_FEATURES,
-};
-
-EXPORT const tl_bundle_t* tl_bundle_query(uint32_t max_abi_version, const tl_host_env_t* env) {
-  if (env == 0 || max_abi_version < TL_BUNDLE_ABI_VERSION) return 0;
-  return &bundle;
-}
+#include "fixture_bundle.h"
 
 #ifdef FIXTURE_UNDEFINED
 /* -DFIXTURE_UNDEFINED=1: a bundle that needs a symbol nothing defines (dlopen RTLD_NOW refuses it) */

@@ -5,8 +5,6 @@
  */
 #include "tl/bundle_abi.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
 static int32_t scalars_entry(const tl_arg_t* args, const tl_grid_t* grid, int64_t first, int64_t last, void* ws) {
   (void)grid; (void)ws; (void)first; (void)last;
   const tl_tensor_t* o = args[0].tensor;
@@ -42,19 +40,4 @@ static const tl_kernel_desc_t kernels[] = {
     {"scalars", 6, scalars_params, scalars_entry, one_grid, 0, "{}", "scalar_bundle.c:1"},
 };
 
-static const tl_bundle_t bundle = {
-    TL_BUNDLE_ABI_VERSION,
-    sizeof(tl_bundle_t),
-    sizeof(tl_kernel_desc_t),
-    sizeof(tl_param_t),
-    sizeof(tl_tensor_t),
-    sizeof kernels / sizeof kernels[0],
-    kernels,
-    "x86_64-fixture",
-    "sse2",
-};
-
-EXPORT const tl_bundle_t* tl_bundle_query(uint32_t max_abi_version, const tl_host_env_t* env) {
-  if (env == 0 || max_abi_version < TL_BUNDLE_ABI_VERSION) return 0;
-  return &bundle;
-}
+#include "fixture_bundle.h"

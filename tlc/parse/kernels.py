@@ -1,8 +1,8 @@
 """Kernel declarations: finding ``@tl.kernel`` functions, their parameters, specializations and
 grid rules, and building one :class:`tlc.lower.ir.Kernel` per specialization.
 
-Naming: without ``specializations=`` one instance named ``<base>``; with it one instance per
-dict, named ``<base>__<K>_<v>[__<K2>_<v2>]`` (keys sorted; dtypes by name; ``-`` -> ``m`` and
+Naming: without ``specializations=`` one instance named ``<base>``; with it (a list of dicts,
+or a dict of lists meaning every combination) one instance per dict, named ``<base>__<K>_<v>[__<K2>_<v2>]`` (keys sorted; dtypes by name; ``-`` -> ``m`` and
 ``.`` -> ``p`` in numbers).
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 
 from tlc.errors import TLCompileError
+from tlc.specs import expand as expand_specializations
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
 from tlc.lower.ir import NONE, Op, ScalarType, TensorType
@@ -79,8 +80,10 @@ def build_kernels(ctx: FileContext, fn: ast.FunctionDef, dec, only=None) -> list
     specs = [None]
     if "specializations" in opts:
         specs = _const_eval(ctx, opts["specializations"])
+        specs = expand_specializations(specs)   # a dict of lists: every combination
         if not isinstance(specs, (list, tuple)) or not all(isinstance(s, dict) for s in specs) or not specs:
-            raise ctx.error(opts["specializations"], "specializations must be a list of dicts")
+            raise ctx.error(opts["specializations"], "specializations must be a list of dicts, or a dict of "
+                                                     "non-empty lists (every combination)")
     out = []
     for spec in specs:
         name = fn.name if spec is None else _spec_name(fn.name, spec)
