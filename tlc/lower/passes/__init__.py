@@ -91,7 +91,8 @@ def pipeline() -> list[Any]:
 
 
 from tlc.lower.passes import (bounds, canonicalize, fold_constants, fuse_elementwise,  # noqa: E402
-                              infer_access, infer_types, lower_dot, plan_memory, vectorize)
+                              hoist_views, infer_access, infer_types, lower_dot, plan_memory,
+                              vectorize)
 
 # The pipeline, in order (read top to bottom).
 PIPELINE: tuple[Any, ...] = (
@@ -101,6 +102,7 @@ PIPELINE: tuple[Any, ...] = (
     infer_access.PASS,
     bounds.PASS,
     fuse_elementwise.PASS,
+    hoist_views.PASS,
     plan_memory.PASS,
     vectorize.PASS,
     lower_dot.PASS,
