@@ -46,6 +46,18 @@ def remap(op: ir.Op, env: Env, fn: OpFn | None, arg_fn: ArgFn | None,
     return op.with_(operands=operands, regions=regions)
 
 
+def rebuild(old: ir.Op, env: Env, regions: tuple[ir.Block, ...]) -> ir.Op:
+    """``old`` with operands mapped through env and the given (already rebuilt) regions; a new op
+    is recorded in env as old's replacement, an unchanged one is returned as is."""
+    operands = tuple(env.get(o) for o in old.operands)
+    if all(a is b for a, b in zip(operands, old.operands)) and all(
+            a is b for a, b in zip(regions, old.regions)):
+        return old
+    new = old.with_(operands=operands, regions=regions)
+    env.set(old, new)
+    return new
+
+
 def rewrite_block(block: ir.Block, fn: OpFn | None = None, env: Env | None = None,
                   arg_fn: ArgFn | None = None, with_old: bool = False) -> ir.Block:
     """A rebuilt block; ``fn`` as in the module docstring (None keeps every op), ``arg_fn(arg)``

@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from tlc.lower import ir
-from tlc.lower.rewrite import Env, map_kernels
+from tlc.lower.rewrite import Env, map_kernels, rebuild
 
 FUSIBLE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "cast", "splat", "broadcast", "full"}
 
@@ -122,14 +122,7 @@ def fuse_block(block: ir.Block, env: Env) -> ir.Block:
             continue
         if p in in_group:
             continue
-        regions = tuple(fuse_block(r, env) for r in op.regions)
-        operands = tuple(env.get(o) for o in op.operands)
-        if any(a is not b for a, b in zip(operands, op.operands)) or any(
-                a is not b for a, b in zip(regions, op.regions)):
-            new = op.with_(operands=operands, regions=regions)
-            env.set(op, new)
-            op = new
-        out.append(op)
+        out.append(rebuild(op, env, tuple(fuse_block(r, env) for r in op.regions)))
     return ir.Block(block.args, tuple(out))
 
 

@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from tlc.lower import ir
-from tlc.lower.rewrite import Env, map_kernels
+from tlc.lower.rewrite import Env, map_kernels, rebuild
 
 
 _SCALAR = frozenset(ir.ELEMENTWISE_UNARY + ir.ELEMENTWISE_BINARY
@@ -57,14 +57,8 @@ def _order(ops: tuple[ir.Op, ...]) -> list[ir.Op]:
 def _hoist(block: ir.Block, env: Env) -> ir.Block:
     new_ops = []
     for old in _order(block.ops):
-        operands = tuple(env.get(o) for o in old.operands)
         regions = old.regions if old.opcode == "fused" else tuple(_hoist(r, env) for r in old.regions)
-        op = old
-        if any(a is not b for a, b in zip(operands, old.operands)) or any(
-                a is not b for a, b in zip(regions, old.regions)):
-            op = old.with_(operands=operands, regions=regions)
-            env.set(old, op)
-        new_ops.append(op)
+        new_ops.append(rebuild(old, env, regions))
     if all(a is b for a, b in zip(new_ops, block.ops)):
         return block
     return ir.Block(block.args, tuple(new_ops))
