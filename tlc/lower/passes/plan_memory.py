@@ -11,8 +11,10 @@ defined outside that loop extends to the loop's end; a carried region arg lives 
 loop; results of ``fused``/``for``/``if`` live from the start of that op (the emitter writes
 them there: fused outputs, copies at ``if`` yields). Results never share space with the
 operands of the op defining them. Aliases (same offset, one live range): a reshape and its
-input; a ``for`` result getitem and its carried region arg. Allocation is first fit in order
-of start time.
+input; a ``for`` result getitem and its carried region arg; a ``for``'s tile init and its carried
+region arg when the init dies at the loop (e.g. ``acc = tl.zeros(...)`` or a first ``dot`` then a
+K loop: the init is computed straight into the loop's buffer, no copy). Allocation is first fit in
+order of start time.
 """
 from __future__ import annotations
 
@@ -41,6 +43,7 @@ class _Liveness:
         self.keep: list = []
         self._number(body, ())
         self._uses(body)
+        self._alias_loop_inits(body)
 
     def _tick(self) -> int:
         self.t += 1
@@ -101,6 +104,25 @@ class _Liveness:
             if op.opcode != "fused":
                 for r in op.regions:
                     self._uses(r)
+
+
+    def _alias_loop_inits(self, body: ir.Block) -> None:
+        """A ``for``'s tile init that dies at the loop (no later use, nothing aliased to it used
+        later, not passed twice) shares its carried arg's buffer, so no init copy is emitted."""
+        for op in ir.walk(body):
+            if op.opcode != "for":
+                continue
+            t = self.start[id(op)]
+            inits = op.operands[3:]
+            for init, arg in zip(inits, op.regions[0].args[1:]):
+                if (not isinstance(arg.type, ir.TileType) or id(init) not in self.start
+                        or init.type != arg.type or sum(x is init for x in inits) != 1
+                        or self.find(id(init)) == self.find(id(arg))):
+                    continue
+                root = self.find(id(init))
+                cls = [v for v in self.tiles if self.find(id(v)) == root]
+                if cls and all(self.last.get(id(v), self.start[id(v)]) <= t for v in cls):
+                    self.union(init, arg)
 
 
 def plan(body: ir.Block) -> tuple[dict[int, tuple[int, int]], int]:
