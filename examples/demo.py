@@ -131,9 +131,9 @@ def main() -> int:
     # LM head: log-probabilities, greedy tokens, sanity sums
     logits = run("matmul", ops.matmul, np.matmul, x2, wlm, scale=D)
     lp = run("log_softmax", ops.log_softmax, log_softmax_ref, logits)
-    run("argmax", ops.argmax, lambda t: np.argmax(t, -1), lp)
-    run("max", ops.max, lambda t: t.max(-1), lp)
-    run("sum", ops.sum, lambda t: t.sum(-1), p, scale=S)
+    run("argmax", ops.argmax, lambda t: np.argmax(t, -1), lp, axis=-1)
+    run("max", ops.max, lambda t: t.max(-1), lp, axis=-1)
+    run("sum", ops.sum, lambda t: t.sum(-1), p, scale=S, axis=-1)
 
     print(f"transformer block: batch {B}, seq {S}, d_model {D}, heads {H}, mlp {F}, vocab {V} (seed {seed})")
     print(f"{'op':<12} {'shape':<18} {'dtype':<9} {'calls':>5} {'max abs err':>12} {'max rel err':>12} "

@@ -91,9 +91,9 @@ def amin(x, axis=None, keepdims=False, out=None):
     return _reduce("row_min", "amin", x, axis, keepdims, out, _FLOATS + ("int32", "int64"))
 
 
-def min(x, axis: int = -1, out=None):
-    """Minimum over one axis (companion of tl.ops.max)."""
-    return amin(x, axis, False, out)
+def min(x, axis=None, keepdims=False, out=None):
+    """Minimum over ``axis`` (None: all axes, as NumPy and PyTorch; companion of tl.ops.max)."""
+    return amin(x, axis, keepdims, out)
 
 
 def prod(x, axis=None, keepdims=False, out=None):
@@ -103,6 +103,14 @@ def prod(x, axis=None, keepdims=False, out=None):
 
 def _arg(kernel, op, x, axis, keepdims, select_last_index, out):
     x, dt = _arr(x, "x", op, _FLOATS + ("int32", "int64") if kernel == "row_argmin" else _FLOATS + ("int32",))
+    if axis is None:     # an index into the flattened (C-order) array, as NumPy
+        r = _arg(kernel, op, contiguous(x).reshape(-1), 0, False, select_last_index, None)
+        if keepdims:
+            r = r.reshape((1,) * x.ndim)
+        if out is not None:
+            np.copyto(out, r)
+            return out
+        return r
     ax = _o._norm_axis(axis, x.ndim, op)
     n = x.shape[ax]
     if select_last_index:
@@ -117,12 +125,14 @@ def _arg(kernel, op, x, axis, keepdims, select_last_index, out):
 
 
 def argmax_axis(x, axis: int = -1, keepdims=False, select_last_index=False, out=None):
-    """int64 index of the maximum (first on ties unless select_last_index; NaN is the max)."""
+    """int64 index of the maximum (first on ties unless select_last_index; NaN is the max);
+    axis None: into the flattened array."""
     return _arg("row_argmax", "argmax", x, axis, keepdims, select_last_index, out)
 
 
-def argmin(x, axis: int = -1, keepdims=False, select_last_index=False, out=None):
-    """int64 index of the minimum (first on ties unless select_last_index; NaN is the min)."""
+def argmin(x, axis=None, keepdims=False, select_last_index=False, out=None):
+    """int64 index of the minimum over ``axis`` (None: into the flattened array, as NumPy);
+    first on ties unless select_last_index; NaN is the min."""
     return _arg("row_argmin", "argmin", x, axis, keepdims, select_last_index, out)
 
 

@@ -453,22 +453,38 @@ def _reduce(kernel: str, op: str, x, axis, out, allowed=_FLOATS, out_dt=None):
     return out
 
 
-def sum(x, axis: int = -1, out=None):
-    """Sum over ``axis`` (float32 accumulation); an empty axis gives zeros."""
-    return _reduce("row_sum", "sum", x, axis, out)
+def _one_axis(axis, keepdims) -> bool:
+    """True when the fast one-axis row kernel path applies (an int axis, no keepdims)."""
+    return isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) and not keepdims
 
 
-def max(x, axis: int = -1, out=None):
-    """Maximum over ``axis`` (float dtypes and int32); NaN propagates; an empty axis raises
+def sum(x, axis=None, keepdims=False, out=None):
+    """Sum over ``axis`` (None: all axes, as NumPy and PyTorch; an int; a tuple), float32
+    accumulation; an empty axis gives zeros."""
+    if _one_axis(axis, keepdims):
+        return _reduce("row_sum", "sum", x, axis, out)
+    from tl._ops_reduce import reduce_sum
+    return reduce_sum(x, axis, keepdims, out)
+
+
+def max(x, axis=None, keepdims=False, out=None):
+    """Maximum over ``axis`` (None: all axes; an int; a tuple), float dtypes and int32; NaN
+    propagates; an empty axis raises ValueError."""
+    if _one_axis(axis, keepdims):
+        return _reduce("row_max", "max", x, axis, out, allowed=_FLOATS + ("int32",))
+    from tl._ops_reduce import amax
+    return amax(x, axis, keepdims, out)
+
+
+def argmax(x, axis=None, keepdims=False, out=None):
+    """int64 index of the maximum over ``axis`` (None: into the flattened array, as NumPy):
+    first occurrence on ties, NaN is the maximum (first NaN wins); an empty axis raises
     ValueError."""
-    return _reduce("row_max", "max", x, axis, out, allowed=_FLOATS + ("int32",))
-
-
-def argmax(x, axis: int = -1, out=None):
-    """int64 index of the maximum over ``axis``: first occurrence on ties, NaN is the maximum
-    (first NaN wins); an empty axis raises ValueError."""
-    return _reduce("row_argmax", "argmax", x, axis, out, allowed=_FLOATS + ("int32",),
-                   out_dt="int64")
+    if _one_axis(axis, keepdims):
+        return _reduce("row_argmax", "argmax", x, axis, out, allowed=_FLOATS + ("int32",),
+                       out_dt="int64")
+    from tl._ops_reduce import argmax_axis
+    return argmax_axis(x, axis, keepdims, False, out)
 
 
 def _rowwise(kernel: str, op: str, x, axis, out):

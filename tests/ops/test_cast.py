@@ -92,6 +92,6 @@ def test_c09_tail_at_guard_page(rng_seed):
         ops.add(x, x, out=y)
         np.testing.assert_array_equal(y, x + x)
         ops.exp(x, out=y)
-        assert ops.sum(x[None, :])[0] == pytest.approx(float(x.astype(np.float64).sum()), abs=1e-4)
+        assert ops.sum(x[None, :], -1)[0] == pytest.approx(float(x.astype(np.float64).sum()), abs=1e-4)
         ops.softmax(x, out=y)
         del x, o16, y, xb, ob, yb

@@ -45,4 +45,4 @@ def test_broadcast_zero_stride_and_nan(rng_seed):
     x[2, 300] = np.nan
     x[4, 699] = np.inf
     check(ops.add(x, y), f64(x) + f64(y), np.float32, f"broadcast seed={seed}")
-    check(ops.sum(x), f64(x).sum(-1), np.float32, f"sum nan seed={seed}", n=700)
+    check(ops.sum(x, -1), f64(x).sum(-1), np.float32, f"sum nan seed={seed}", n=700)
