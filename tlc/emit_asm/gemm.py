@@ -128,6 +128,21 @@ def _a_bases(mr: int) -> list[int]:
     return bases
 
 
+def a_addressing(mr: int, lda: int | None) -> dict:
+    """Template values addressing A's 4-byte element (row i, k step u): ``addr[u][i]`` (an AT&T
+    memory operand), ``bases`` (rows holding a pointer register a<o>) and ``rt_lda`` (lda None:
+    the row stride is the run-time register %[lda], bytes; else static displacements)."""
+    if lda is None:
+        bases = _a_bases(mr)
+        base_of = {i: next(o for o in bases if i - o in (0, 1, 2, 4, 8)) for i in range(mr)}
+        addr = [[f"{u * 4}(%[a{base_of[i]}]" + (f",%[lda],{i - base_of[i]})" if i != base_of[i] else ")")
+                 for i in range(mr)] for u in range(UNROLL)]
+    else:
+        bases = [0]
+        addr = [[f"{i * lda + u * 4}(%[a0])" for i in range(mr)] for u in range(UNROLL)]
+    return {"addr": addr, "bases": bases, "rt_lda": lda is None}
+
+
 def function(family: str, mr: int, nv: int, K: int, lda: int | None, ldb: int, ldc: int,
              acc: bool) -> tuple[str, str]:
     """(name, C source) of one microkernel instance (byte strides lda, ldb, ldc). ``lda=None``
@@ -142,15 +157,7 @@ def function(family: str, mr: int, nv: int, K: int, lda: int | None, ldb: int, l
         assert nareg >= 1, (family, mr, nv)
         nregs = breg + 2 * nv + nareg
         extra = {"areg": breg + 2 * nv, "nareg": nareg}
-        if lda is None:
-            bases = _a_bases(mr)
-            base_of = {i: next(o for o in bases if i - o in (0, 1, 2, 4, 8)) for i in range(mr)}
-            addr = [[f"{u * 4}(%[a{base_of[i]}]" + (f",%[lda],{i - base_of[i]})" if i != base_of[i] else ")")
-                     for i in range(mr)] for u in range(UNROLL)]
-        else:
-            bases = [0]
-            addr = [[f"{i * lda + u * 4}(%[a0])" for i in range(mr)] for u in range(UNROLL)]
-        extra.update(addr=addr, bases=bases, rt_lda=lda is None)
+        extra.update(a_addressing(mr, lda))
     else:
         nregs = breg + nv + 1
         extra = {"areg": breg + nv}

@@ -103,17 +103,22 @@ def choose(vregs: int, M: int, K: int, N: int):
     return gemm.choose("avx512", vregs, LANES, M, (K + 1) // 2, -(-N // LANES) * LANES)
 
 
-def function(mr: int, nv: int, K2: int, lda: int, ldb: int, ldc: int, acc: bool, mask: int) -> tuple[str, str]:
-    """(name, C source) of one microkernel instance: byte strides lda (A rows), ldb (B pair
-    rows), ldc (C rows); ``mask`` in 1..15: valid columns of the last vector (0: all 16)."""
-    name = f"tl_gemm_{FAMILY}_m{mr}v{nv}k{K2}_{lda}_{ldb}_{ldc}_{'acc' if acc else 'zero'}_t{mask}"
+def function(mr: int, nv: int, K2: int, lda: int | None, ldb: int, ldc: int, acc: bool,
+             mask: int) -> tuple[str, str]:
+    """(name, C source) of one microkernel instance: byte strides lda (A rows; None: the
+    function's fifth argument, A read in place from the tensor), ldb (B pair rows), ldc (C rows);
+    ``mask`` in 1..15: valid columns of the last vector (0: all 16)."""
+    name = (f"tl_gemm_{FAMILY}_m{mr}v{nv}k{K2}_{'rt' if lda is None else lda}_{ldb}_{ldc}_"
+            f"{'acc' if acc else 'zero'}_t{mask}")
     kloops, tail = divmod(K2, UNROLL)
     breg = mr * nv
-    nregs = breg + 2 * nv
-    assert nregs <= 32, (mr, nv)
+    nareg = min(4, 32 - breg - 2 * nv)     # A pairs broadcast into registers, as in gemm_avx512.j2
+    assert nareg >= 1, (mr, nv)
+    nregs = breg + 2 * nv + nareg
     src = gemm._ENV.get_template(f"gemm_{FAMILY}.j2").render(
-        name=name, mr=mr, nv=nv, lda=lda, ldb=ldb, ldc=ldc, acc=acc, kloops=kloops, unroll=UNROLL,
-        tail=tail, breg=breg, mask=mask, mbits=(1 << mask) - 1, km="%{%%k1%}", kz="%{%%k1%}%{z%}", clobbers=list(range(nregs)))
+        name=name, mr=mr, nv=nv, ldb=ldb, ldc=ldc, acc=acc, kloops=kloops, unroll=UNROLL,
+        tail=tail, breg=breg, areg=breg + 2 * nv, nareg=nareg, mask=mask, mbits=(1 << mask) - 1,
+        km="%{%%k1%}", kz="%{%%k1%}%{z%}", clobbers=list(range(nregs)), **gemm.a_addressing(mr, lda))
     return name, src
 
 
@@ -174,7 +179,15 @@ def emit_dot(e, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: 
         e.line(f"{fn}((uint16_t*)({pa} + {i} * {K2}), {base} + {i} * {ld}, {K}, {2 * K2});")
         e.close()
 
-    either(srcs[0], lambda p, ld: pack_a("tl_bf16_a_copy", p, ld), lambda: pack_a("tl_bf16_a_row", a, str(K)))
+    # an in-place A with whole pairs (K even) is read straight from the tensor (run-time row
+    # stride: no copy); otherwise its rows are copied (odd K: zero-padded) or packed from the tile
+    direct_a = srcs[0] is not None and K % 2 == 0
+    if direct_a:
+        e.open(f"if (!{srcs[0][0]})")
+        pack_a("tl_bf16_a_row", a, str(K))
+        e.close()
+    else:
+        either(srcs[0], lambda p, ld: pack_a("tl_bf16_a_copy", p, ld), lambda: pack_a("tl_bf16_a_row", a, str(K)))
     # B panels: (first column, number of panels, vectors per panel)
     groups = []
     if npan:
@@ -203,16 +216,20 @@ def emit_dot(e, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: 
 
     either(srcs[1], lambda p, ld: pack_b("tl_bf16_b_pairs_h", p, ld), lambda: pack_b("tl_bf16_b_pairs", b, str(N)))
 
-    def fn(rows: int, vecs: int, masked: bool) -> str:
-        name, src = function(rows, vecs, K2, 4 * K2, 4 * vecs * L, 4 * N, acc is not None,
-                             tail if masked else 0)
+    def fn(rows: int, vecs: int, masked: bool, direct: bool) -> str:
+        name, src = function(rows, vecs, K2, None if direct else 4 * K2, 4 * vecs * L, 4 * N,
+                             acc is not None, tail if masked else 0)
         e.asm.setdefault(name, src)
         return name
 
     def call(rows: int, vecs: int, masked: bool, i_: str, j_: str) -> None:
         c0 = f"{acc} + ({i_}) * {N} + ({j_})" if acc is not None else "(const float*)0"
-        e.line(f"{fn(rows, vecs, masked)}({pa} + ({i_}) * {K2}, {pk} + ({j_}) * {K2}, {c0}, "
-               f"{out} + ({i_}) * {N} + ({j_}));")
+        rest = f"{pk} + ({j_}) * {K2}, {c0}, {out} + ({i_}) * {N} + ({j_})"
+        if direct[0]:
+            p, ld = srcs[0]
+            e.line(f"{fn(rows, vecs, masked, True)}({p} + ({i_}) * ({ld}), {rest}, 2 * ({ld}));")
+        else:
+            e.line(f"{fn(rows, vecs, masked, False)}({pa} + ({i_}) * {K2}, {rest});")
 
     Mm, em = M // mr * mr, M % mr
 
@@ -234,11 +251,25 @@ def emit_dot(e, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: 
             call(em, vecs, masked, str(Mm), j)
         e.close()
 
-    for idx, (col0, count, vecs) in enumerate(groups):
-        last = idx == len(groups) - 1
-        if last and tail:             # the very last panel has the partial vector
-            panel_run(col0, count - 1, vecs, False)
-            panel_run(col0 + (count - 1) * vecs * L, 1, vecs, True)
-        else:
-            panel_run(col0, count, vecs, False)
+    def runs() -> None:
+        for idx, (col0, count, vecs) in enumerate(groups):
+            last = idx == len(groups) - 1
+            if last and tail:             # the very last panel has the partial vector
+                panel_run(col0, count - 1, vecs, False)
+                panel_run(col0 + (count - 1) * vecs * L, 1, vecs, True)
+            else:
+                panel_run(col0, count, vecs, False)
+
+    direct = [False]
+    if direct_a:
+        e.open(f"if ({srcs[0][0]})")
+        direct[0] = True
+        runs()
+        direct[0] = False
+        e.close("} else {")
+        e.depth += 1
+        runs()
+        e.close()
+    else:
+        runs()
     return N
