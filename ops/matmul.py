@@ -15,6 +15,12 @@ as often per FMA (Zen 5, 1 thread, same-run A/B against the wide tiles, medians:
 more rows than 256-row ones. Instances:
 ``matmul__DT_float32``, ``matmul__DT_bfloat16``, ``matmul_big__BM_256__BN_256__DT_float32`` (wide),
 ``matmul_big__BM_512__BN_128__DT_float32`` (tall).
+``matmul_gemv`` (float32, BN in {1024, 2048, 4096}: ``matmul_gemv__BN_2048``, ...) is one row of c
+and BN columns per program for memory-bound products with M == 1: its x86 ``dot`` reads B in place
+in passes of 4 rows across all BN columns (tlc/emit_asm/templates/gemm_row_stream.j2), 4 long
+contiguous streams that the hardware prefetcher follows, where 256-column programs read each B row
+as a 1 KB piece (Zen 5, 1 thread, K = N = 4096, B from DRAM: 44 vs 36 GB/s in a C harness);
+``tl.ops.matmul`` uses it on x86 bundles for one row when k * n >= 2^20 and a BN divides n.
 """
 import tl
 
@@ -51,6 +57,14 @@ def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float3
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 8, BN: tl.constexpr = 256,
                 BK: tl.constexpr = 256):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] for few rows (BM of them per program)."""
+    matmul_tile(a, b, c, BM, BN, BK)
+
+
+@tl.kernel(grid=lambda a, b, c, BN: (c.shape[1], tl.cdiv(c.shape[2], BN), c.shape[0]),
+           specializations=dict(BN=[1024, 2048, 4096]))
+def matmul_gemv(a: tl.tensor(tl.float32, 3), b: tl.tensor(tl.float32, 3), c: tl.tensor(tl.float32, 3),
+                BM: tl.constexpr = 1, BN: tl.constexpr = 2048, BK: tl.constexpr = 64):
+    """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j], one row of c and BN columns per program."""
     matmul_tile(a, b, c, BM, BN, BK)
 
 

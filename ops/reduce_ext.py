@@ -1,5 +1,6 @@
-"""Row reductions and scans over the last axis, beyond ops/reduce.py (which also has row_min and
-row_argmin): row_prod, row_var (mean and variance), row_cumsum.
+"""Row reductions and scans over the last axis, beyond ops/reduce.py, ops/reduce_extreme.py and
+ops/reduce_arg.py (row_sum, row_max/min, row_argmax/argmin): row_prod, row_var (mean and
+variance), row_cumsum.
 
 ``x``: rank-2 (R, N), any strides, N >= 1 (``tl.ops`` handles empty axes). Each program handles
 4 rows in 256-wide chunks with runtime loops over N = x.shape[1] (C-10).

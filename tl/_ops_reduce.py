@@ -1,4 +1,5 @@
-"""Reductions over any axes and scans (kernels: ops/reduce.py, ops/reduce_ext.py).
+"""Reductions over any axes and scans (kernels: ops/reduce.py, ops/reduce_extreme.py,
+ops/reduce_arg.py, ops/reduce_ext.py).
 
 ``axis``: None (all axes), an int or a tuple of ints; ``keepdims`` as in NumPy. The reduced
 axes are moved last and flattened (a strided view; one copy6 when strides do not allow it).

@@ -581,6 +581,30 @@ def _avx512() -> bool:
     return isinstance(t, str) and t.startswith("x86_64-avx512")
 
 
+def _x86() -> bool:
+    """Whether the loaded package runs an x86 AVX-512 or AVX2 bundle (one-row dots stream B in place)."""
+    t = getattr(package(), "target", None)
+    return isinstance(t, str) and t.startswith(("x86_64-avx512", "x86_64-avx2"))
+
+
+_GEMV_MIN = 1 << 20     # k * n from which one-row products use matmul_gemv (B past the L2 cache)
+
+
+def _gemv(a3, b3, o3, nb: int, n: int) -> int:
+    """c = a @ b for one row (a3 (nb, 1, k), b3 (nb, k, n), o3 (nb, 1, n)) by matmul_gemv when a
+    BN in (4096, 2048, 1024) divides n with at least one program per thread (the widest such).
+    Returns how many columns are left for matmul_rows: 0, or n when none fits. (n = 5000 ran
+    0.94x at 1 thread as 4096 columns by matmul_gemv and 904 by matmul_rows: B read in two
+    sweeps, and the 256-column strips lose most at power-of-two row strides, not at 20000 bytes.)"""
+    from tl import _runtime
+    threads = _runtime.num_threads() or 1
+    bn = next((w for w in (4096, 2048, 1024) if n % w == 0 and nb * (n // w) >= threads), 0)
+    if not bn:
+        return n
+    _launch(f"matmul_gemv__BN_{bn}", a3, b3, o3)
+    return 0
+
+
 def matmul(a, b, out=None):
     """a @ b with NumPy's matmul shapes (1-D promotion, broadcast batch axes). float32 inputs
     give float32; bfloat16 inputs accumulate in float32 and give float32 (AVX512_BF16 CPUs sum
@@ -624,6 +648,11 @@ def matmul(a, b, out=None):
         a3, b3 = to3(a3, (m, k)), to3(b3, (k, n))
         o3, wb = _dest(out, (nb, m, n))
     name = f"matmul__DT_{da}"
+    if da == "float32" and m == 1 and k * n >= _GEMV_MIN and _x86():
+        if _gemv(a3, b3, o3, nb, n) == 0:   # n a multiple of 1024: matmul_gemv
+            if wb:
+                wb()
+            return out
     if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
         name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_float32"
     elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:

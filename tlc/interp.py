@@ -41,6 +41,7 @@ _STORAGE_NP = {DType.bool: np.bool_, DType.int8: np.int8, DType.int32: np.int32,
                DType.int64: np.int64, DType.float16: np.float16, DType.bfloat16: np.uint16,
                DType.float32: np.float32}
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_gelu = np.vectorize(lambda v: 0.5 * v * math.erfc(-v / math.sqrt(2.0)), otypes=[np.float64])
 
 
 class InterpError(RuntimeError):
@@ -174,7 +175,8 @@ def _f64(fn):
 _UNARY = {
     "neg": np.negative, "abs": np.abs, "exp": _f64(np.exp), "log": _f64(np.log),
     "sqrt": _f64(np.sqrt), "rsqrt": _f64(lambda x: 1.0 / np.sqrt(x)), "tanh": _f64(np.tanh),
-    "erf": _f64(lambda x: _erf(x) if x.size else x), "sigmoid": _f64(lambda x: 1.0 / (1.0 + np.exp(-x))),
+    "erf": _f64(lambda x: _erf(x) if x.size else x),
+    "gelu": _f64(lambda x: _gelu(x) if x.size else x), "sigmoid": _f64(lambda x: 1.0 / (1.0 + np.exp(-x))),
     "floor": np.floor, "ceil": np.ceil, "isnan": np.isnan,
     "not": lambda x: np.logical_not(x) if x.dtype == np.bool_ else np.invert(x),
 }
@@ -259,6 +261,9 @@ class _Program:
                 return np.int64(v.array.shape[ax] - v.offsets[ax])
             if oc == "where":
                 return np.where(xs[0], xs[1], xs[2])
+            if oc == "fma":   # exact product in float64, then the sum rounded (twice: 53, 24 bits)
+                r = round_to(np.asarray(xs[0], np.float64) * xs[1] + np.asarray(xs[2], np.float64), t.dtype)
+                return r[()] if r.ndim == 0 else r
             if oc == "cast":
                 return round_to(xs[0], t.dtype)
             if oc == "splat":

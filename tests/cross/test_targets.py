@@ -234,3 +234,40 @@ def test_float_divmod_cross(variant, tmp_path, tmp_path_factory):
             got = np.load(tmp_path / f"{n}.npy")
             same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
             assert same.all(), (variant, i, n, a[~same][:5], b[~same][:5], got[~same][:5], want[~same][:5])
+
+
+GELU = '''
+import tl
+
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 64),))
+def gelu_k(x: tl.tensor(tl.float32, 2), out: tl.tensor(tl.float32, 2), BN: tl.constexpr = 64):
+    c = tl.program_id(0) * BN
+    tl.store(out + (0, c), tl.gelu(tl.load(x + (0, c), (1, BN))))
+'''
+
+
+@pytest.mark.parametrize("variant", ["aarch64-neon", "riscv64-rvv", "riscv64-baseline"])
+def test_gelu_cross(variant, tmp_path, tmp_path_factory):
+    """tl.gelu (vmath tl_v_gelu, the non-AVX-512 2^n scaling path) under qemu: <= 6 ulp against
+    float64 over a dense sweep of [-15, 6] (the underflowing tail included), specials exact."""
+    from scipy.special import erfc
+    v = resolve(variant)[0]
+    _need(v)
+    bundle = _bundle(GELU, variant, tmp_path)
+    sp = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, 20.0, -20.0, 3e38, -3e38], np.float32)
+    x = np.concatenate([sp, np.linspace(-15, 6, 20011).astype(np.float32)]).reshape(1, -1)
+    xd = x.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = np.where(np.isneginf(xd), 0.0, 0.5 * xd * erfc(-xd / np.sqrt(2.0)))
+    driver = _driver(v, tmp_path_factory)
+    for i in range(len(v.emulators)):
+        np.save(tmp_path / "x.npy", x)
+        np.save(tmp_path / "o.npy", np.full_like(x, 7.0))
+        out = _run(v, i, driver, bundle, f"run gelu_k 2 t={tmp_path}/x.npy t={tmp_path}/o.npy\n")
+        assert out[:1] == ["ok"], out
+        got = np.load(tmp_path / "o.npy")
+        assert np.isnan(got[0, 0]) and got[0, 1] == np.inf and got[0, 2] == 0 and np.signbit(got[0, 3])
+        spacing = np.spacing(np.abs(want[0, 4:]).astype(np.float32)).astype(np.float64)
+        spacing = np.maximum(spacing, 2.0 ** -149)
+        err = np.abs(got[0, 4:] - want[0, 4:]) / spacing
+        assert err.max() <= 6, (variant, i, err.max(), x[0, 4 + int(np.argmax(err))])

@@ -1,7 +1,7 @@
 """The x86 GEMM paths that read the operands in place (tlc/emit_asm/gemm.py): the one-row GEMV
-kernel (M == 1, B streamed at its run-time row stride, up to 16/12 accumulators per call, several
-calls for wide N), and the dots with several row blocks whose A is copied by the dot itself while
-the next K step's A and B are prefetched. Operands are windows of larger arrays (row strides !=
+kernel (M == 1, B streamed at its run-time row stride, up to 16/12 accumulators per call; wider N
+in passes of 4 rows over all columns), and the dots with several row blocks whose A is copied by
+the dot itself while the next K step's A and B are prefetched. Operands are windows of larger arrays (row strides !=
 the tile widths) and, for the copy fallbacks, column-strided views. Results equal float64 NumPy
 to fp32 accuracy and the portable vector loops bit for bit (same fma order)."""
 import numpy as np
@@ -11,7 +11,9 @@ from harness import VARIANTS, compile_bundle, dot_kernel, Loaded, run_micro_and_
 
 UK_ISAS = sorted(isa for isa, v in VARIANTS.items() if v.ukernel in ("avx512", "avx2"))
 SHAPES = ([(1, k, n) for k in (1, 3, 5, 130) for n in (16, 48, 256, 272, 400)]
-          + [(1, 7, 9), (1, 4, 40)]
+          # wide N: gemm_row_stream.j2 (N = 333: row stride (N + 3) * 4 a multiple of 64 bytes, B
+          # off its 64-byte lines by the same bytes in every row: the AVX-512 shifted passes)
+          + [(1, 7, 9), (1, 4, 40), (1, 6, 288), (1, 9, 320), (1, 9, 333)]
           + [(13, 9, 64), (25, 33, 96), (40, 130, 48), (7, 5, 32), (30, 17, 200)])
 
 
@@ -47,3 +49,11 @@ def test_row_kernel_chunks():
     assert gemm.a_from_source("avx2", 13, 6) and not gemm.a_from_source("avx2", 6, 6)
     name, src = gemm.row_function("avx512", 16, 5, True)
     assert src.count("vfmadd231ps") == 16 * 5 and "prefetcht0" in src
+    # wider than ROW_CAP vectors: passes of 4 rows over all columns, 4 vectors per loop step
+    # (K = 9: a first pass from zero, one looped pass, a one-row tail pass); AVX-512 also has the
+    # shifted passes for B off 64-byte lines (first and last vector stored under masks k1, k2)
+    name, src = gemm.row_stream_function("avx2", 20, 9, False)
+    assert src.count("vfmadd231ps") == 4 * 4 + 4 * 4 + 1 * 4 and src.count("vxorps") == 4 and "%%k1" not in src
+    name, src = gemm.row_stream_function("avx512", 20, 9, False)
+    assert src.count("vfmadd231ps") == (4 + 4 + 1) * 4 + (4 + 4 + 1) * (1 + 4 + 3 + 1)   # head, loop, 3, last
+    assert src.count("%{%%k1%}") == src.count("%{%%k2%}") == 3

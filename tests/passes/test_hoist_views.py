@@ -79,16 +79,8 @@ def test_store_is_absorbed_into_the_lane_loop():
 
 
 @pytest.mark.parametrize("shape", [(5, 64), (3, 96), (0, 64)])
-def test_values(tmp_path, shape):
-    tl = pytest.importorskip("tl")
-    from click.testing import CliRunner
-    from tlc.cli import cli
-    src = tmp_path / "hv.py"
-    src.write_text(SRC)
-    pkg = tmp_path / "hv.tlpkg"
-    r = CliRunner().invoke(cli, ["build", str(src), "-t", "x86_64-avx512,x86_64-baseline", "-o", str(pkg), "-q", "--no-cache"])
-    assert r.exit_code == 0, r.output
-    p = tl.load(str(pkg))
+def test_values(shape, tl_build):
+    p = tl_build(SRC)
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
     x[:, ::7] = -0.0
     out = np.full(shape, np.nan, np.float32)

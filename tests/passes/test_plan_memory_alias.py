@@ -56,16 +56,8 @@ def test_init_shares_the_carried_buffer_only_when_it_dies_at_the_loop():
         assert len(set(bufs)) == len(bufs)
 
 
-def test_values(tmp_path):
-    tl = pytest.importorskip("tl")
-    from click.testing import CliRunner
-    from tlc.cli import cli
-    (tmp_path / "pm.py").write_text(SRC)
-    pkg = tmp_path / "pm.tlpkg"
-    r = CliRunner().invoke(cli, ["build", str(tmp_path / "pm.py"), "-t", "x86_64-avx512,x86_64-baseline",
-                                 "-o", str(pkg), "-q", "--no-cache"])
-    assert r.exit_code == 0, r.output
-    p = tl.load(str(pkg))
+def test_values(tl_build):
+    p = tl_build(SRC)
     x = np.random.default_rng(2).standard_normal((20, 64)).astype(np.float32)
     blocks = x.astype(np.float64).reshape(5, 4, 64)
     z = 2.0 * blocks[0]

@@ -18,7 +18,14 @@ Public API:
 
 One-row dots (M == 1) on x86 use the GEMV kernel of templates/gemm_row.j2: a[k] broadcast once
 per k, B an FMA memory operand read in place at its run-time row stride (no copy, no packing) and
-prefetched ahead, up to 16 (AVX-512) / 12 (AVX2) accumulators per call.
+prefetched ahead, up to 16 (AVX-512) / 12 (AVX2) accumulators per call. Wider ones use
+templates/gemm_row_stream.j2: passes of STREAM_ROWS B rows across all N columns, c updated in
+memory (L1), so B is read as a few long contiguous streams instead of N / 256 column strips
+(Zen 5, B from DRAM: 4 rows x 4096 columns 44 GB/s vs 36 GB/s for 256-column strips; 3 or 6
+rows, or software prefetch 512..2048 bytes ahead in each row, were slower; the AVX2 code on the
+same machine: 37 vs 23 GB/s for 256 columns). On AVX-512, when B is off its 64-byte lines by the
+same bytes in every row (NumPy's 16-byte alignment), the passes shift their vector loop onto the
+line boundaries and do the first and last vector under store masks (misaligned: 37 vs 42 GB/s).
 """
 from __future__ import annotations
 
@@ -37,6 +44,7 @@ UNROLL = 4
 ROW_CAP = {"avx512": 16, "avx2": 12}   # accumulators of the one-row kernel (one register for a[k])
 PF_BYTES = 16384                      # how far ahead (bytes of B rows) the one-row kernel prefetches
 PACK_PF_ROWS = 8                       # how many rows ahead the B packing loop prefetches its source
+STREAM_ROWS = 4                        # B rows per pass of the wide one-row kernel (gemm_row_stream.j2)
 
 
 def b_from_source(family: str, M: int, mr: int, N: int) -> bool:
@@ -69,11 +77,36 @@ def row_function(family: str, nv: int, K: int, acc: bool) -> tuple[str, str]:
     return name, src
 
 
+def row_stream_function(family: str, nvec: int, K: int, acc: bool, rows: int = STREAM_ROWS) -> tuple[str, str]:
+    """(name, C source) of one wide one-row (GEMV) kernel instance (templates/gemm_row_stream.j2):
+    c[0, :nvec*L] over K in passes of ``rows`` B rows across the whole width, c kept in memory;
+    run-time ldb (bytes). The first pass starts from c0 (acc) or zero, the rest from c."""
+    name = f"tl_gemv_stream_{family}_v{nvec}k{K}r{rows}_{'acc' if acc else 'zero'}"
+    first = min(rows, K)
+    mid, tail = divmod(K - first, rows)
+    u = next(w for w in (4, 2, 1) if nvec % w == 0)
+    areg = 16 if family == "avx512" else 8
+    src = _ENV.get_template("gemm_row_stream.j2").render(
+        name=name, nv=nvec, vb=4 * LANES[family], reg="zmm" if family == "avx512" else "ymm", u=u,
+        areg=areg, rows=rows, first=first, src0="c0" if acc else "zero", mid=mid, tail=tail,
+        nq=(rows + 1) // 2, shift=family == "avx512", clobbers=list(range(u)) + list(range(areg, areg + rows)))
+    return name, src
+
+
 def _emit_row(e, family: str, a: str, b: str, acc: str | None, out: str, K: int, N: int,
               b_src: tuple[str, str] | None) -> int:
     """One-row dot: out[0, 0:Nv] from B in place (b_src when non-null at run time, else the tile)."""
     L, cap = LANES[family], ROW_CAP[family]
     nvec = N // L
+    if nvec > cap:     # wider than one call's registers: passes of STREAM_ROWS rows across all columns
+
+        def stream(bp: str, ld: str) -> None:
+            name, src = row_stream_function(family, nvec, K, acc is not None)
+            e.asm.setdefault(name, src)
+            e.line(f"{name}({a}, {bp}, {acc if acc is not None else '(const float*)0'}, {out}, 4 * ({ld}));")
+
+        from_source_or_tile(e, b_src if nvec * L == N else None, stream, b, N)
+        return nvec * L
     ncall = -(-nvec // cap)
     chunks, j = [], 0
     for t in range(ncall):             # near-equal chunks of vectors

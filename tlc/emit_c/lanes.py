@@ -27,6 +27,7 @@ _CMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _BITS = {"and": "&", "or": "|", "xor": "^"}
 _FLOAT_UNARY = {"exp": "tl_v_exp({})", "log": "tl_v_log({})", "sqrt": "tl_sqrt({})",
                 "rsqrt": "tl_v_rsqrt({})", "tanh": "tl_v_tanh({})", "erf": "tl_v_erf({})",
+                "gelu": "tl_v_gelu({})",
                 "sigmoid": "tl_v_sigmoid({})", "floor": "tl_v_floor({})", "ceil": "tl_v_ceil({})",
                 "abs": "tl_v_abs({})", "neg": "(-({}))", "isnan": "(({0}) != ({0}))"}
 _FLOAT_BINARY = {"add": "(({}) + ({}))", "sub": "(({}) - ({}))", "mul": "(({}) * ({}))",
@@ -108,6 +109,9 @@ def lane_expr(opcode: str, operands: list[tuple[str, DType]], result: DType, att
     if opcode == "where":
         (m, _), (a, dt), (b, _) = operands
         return select(KIND[dt], m, a, b)
+    if opcode == "fma":
+        (a, _), (b, _), (c, _) = operands
+        return f"tl_fma({a}, {b}, {c})"
     kind = KIND[operands[0][1]]
     names = [o[0] for o in operands]
     if opcode in _CMP:

@@ -14,7 +14,7 @@ from tlc.lower.dtypes import DType
 from tlc.emit_c import lanes
 from tlc.emit_c.kernel import KernelEmitter, RegTile, Tile, numel
 
-ELEMENTWISE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "cast"}
+ELEMENTWISE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "fma", "cast"}
 
 
 # lane loops inside a runtime for loop prefetch their direct tensor rows this many bytes ahead
@@ -90,7 +90,9 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list, body, direct_in=No
         for key, t in [*((("i", n), t) for n, t in direct_in.items()),
                        *((("o", n), t) for n, t in direct_out.items())]:
             name = e.fresh("p")
-            terms = [f"({t.off[a]} + {idx[a]}) * {t.stride[a]}" for a in range(R - 1)] + [f"{t.off[R - 1]}"]
+            lead = R - len(t.off)   # a lower-rank row (direct.py: lifted by leading axes of size 1)
+            terms = [f"({t.off[a - lead]} + {idx[a]}) * {t.stride[a - lead]}" for a in range(lead, R - 1)]
+            terms.append(f"{t.off[-1]}")
             e.line(f"{'const ' if key[0] == 'i' else ''}{STORAGE_C[t.dtype]}* const {name} = {t.data} + "
                    f"{' + '.join(terms)};")
             rows[key] = (name, t)
@@ -119,7 +121,8 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list, body, direct_in=No
             if ("i", n) in rows:
                 pname, t = rows[("i", n)]
                 expr = _VEC_ROW[t.dtype][0].format(f"{pname} + {j}")
-                prefetch(pname, t, reg_v, 0)
+                if len(t.off) == R:   # a lifted lower-rank row is read again by every row: cached
+                    prefetch(pname, t, reg_v, 0)
             elif isinstance(v, RegTile):
                 expr = lanes.from_memory(v.reg(reg_row, reg_v), dt)
             elif full[n]:
@@ -172,7 +175,9 @@ def lane_loop(e: KernelEmitter, shape, inputs, outputs: list, body, direct_in=No
     rows = row_pointers()
     j = e.fresh("j")
     e.open(f"for (int64_t {j} = 0; {j} < {inner}; {j} += TL_L)")
-    e.line(f"const int64_t n = tl_lanes({inner} - {j});")
+    # whole vectors only: a constant n lets tl_ld_*/tl_st_* fold to plain vector moves even when
+    # the compiler does not unroll this loop (no partial-vector branch per step)
+    e.line(f"const int64_t n = {'TL_L' if inner % e.lanes == 0 else f'tl_lanes({inner} - {j})'};")
     e.line("(void)n;")
     step(rows)
     e.close()
@@ -218,7 +223,8 @@ def _emit_fused_direct(e: KernelEmitter, op: ir.Op, plan) -> None:
     conds = []
     for ld in plan.loads:
         t = e.val(ld.operands[0])
-        conds.append(memory._in_bounds(t, shape, memory._checked(ld, len(shape))))
+        lshape = tuple(ld.attr("shape"))
+        conds.append(memory._in_bounds(t, lshape, memory._checked(ld, len(lshape))))
         conds.append(f"{t.stride[-1]} == 1")
     for st in plan.stores.values():
         t = e.val(st.operands[0])
@@ -228,8 +234,8 @@ def _emit_fused_direct(e: KernelEmitter, op: ir.Op, plan) -> None:
     ld_ids = {id(ld) for ld in plan.loads}
     inputs, din = [], {}
     for n, o in enumerate(op.operands):
-        if id(o) in ld_ids:
-            din[n] = e.val(o.operands[0])
+        if id(o) in ld_ids or id(o) in plan.lifted:
+            din[n] = e.val((o.operands[0] if id(o) in plan.lifted else o).operands[0])
             inputs.append((None, o.type.dtype))
         else:
             inputs.append((e.val(o), o.type.dtype))
@@ -239,6 +245,8 @@ def _emit_fused_direct(e: KernelEmitter, op: ir.Op, plan) -> None:
     e.depth += 1
     for ld in plan.loads:
         memory.emit_load(e, ld)
+    for rs in plan.lifted.values():
+        e.op(rs)
     inputs = [(e.val(o), o.type.dtype) for o in op.operands]
     buffered = [o if o is not None else e.tuple_result(op, i, t) for i, (o, t) in enumerate(zip(outs, op.type.types))]
     lane_loop(e, shape, inputs, buffered, _fused_gen(e, body))
@@ -249,11 +257,32 @@ def _emit_fused_direct(e: KernelEmitter, op: ir.Op, plan) -> None:
     e._bind_results(op, outs)
 
 
+def _min_max(w: ir.Op, body_ops: dict) -> tuple[str, int, int] | None:
+    """``where`` of float lanes on a gt/lt of its own two values, as (TL_VMAX | TL_VMIN, i, j):
+    the macro applied to where's operands i and j. where(a > b, a, b) == TL_VMAX(a, b),
+    where(a < b, a, b) == TL_VMIN(a, b), where(a > b, b, a) == TL_VMIN(b, a) and
+    where(a < b, b, a) == TL_VMAX(b, a), bit for bit (TL_VMAX(p, q) is p > q ? p : q, q when
+    unordered or equal: vmath.j2), NaN and signed zeros included. None for anything else."""
+    if w.opcode != "where" or lanes.KIND.get(w.type.dtype) != "f":
+        return None
+    cond, x, y = w.operands
+    c = body_ops.get(id(cond))
+    if c is None or c.opcode not in ("gt", "lt") or lanes.KIND.get(c.operands[0].type.dtype) != "f":
+        return None
+    a, b = c.operands
+    if x is a and y is b:
+        return ("TL_VMAX" if c.opcode == "gt" else "TL_VMIN", 1, 2)
+    if x is b and y is a:
+        return ("TL_VMIN" if c.opcode == "gt" else "TL_VMAX", 1, 2)
+    return None
+
+
 def _fused_gen(e: KernelEmitter, body: ir.Block):
     """The lane-body generator of a fused op's region (shared by both emission paths)."""
 
     def gen(lane_names):
         local = {id(a): (n, a.type.dtype) for a, n in zip(body.args, lane_names)}
+        body_ops: dict[int, ir.Op] = {}
         for b in body.ops:
             if b.opcode == "yield":
                 return [local[id(v)][0] if id(v) in local else
@@ -265,6 +294,13 @@ def _fused_gen(e: KernelEmitter, body: ir.Block):
                 else:   # a scalar defined outside the region
                     ops.append((lanes.SPLAT[lanes.KIND[o.type.dtype]].format(e.scalar(o)), o.type.dtype))
             dt = b.type.dtype
+            body_ops[id(b)] = b
+            mm = _min_max(b, body_ops)
+            if mm is not None:   # where(a > b, a, b) and kin: one maxps/minps on x86
+                name = e.fresh("l")
+                e.line(f"const tl_vf {name} = {mm[0]}({ops[mm[1]][0]}, {ops[mm[2]][0]});")
+                local[id(b)] = (name, dt)
+                continue
             local[id(b)] = (_lane_stmt(e, b, ops), dt)
         raise AssertionError("fused body without yield")
 

@@ -92,7 +92,7 @@ Type = ScalarType | TileType | TensorType | TupleType | NoneType
 # opcode -> one-line description of operands and attrs. The set is closed: the verifier
 # rejects anything else. "x" below is a scalar or a tile; elementwise ops apply lane-wise with
 # operands already broadcast to one shape (tiles) or all scalars.
-ELEMENTWISE_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid",
+ELEMENTWISE_UNARY = ("neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "erf", "gelu", "sigmoid",
                      "floor", "ceil", "not", "isnan")
 ELEMENTWISE_BINARY = ("add", "sub", "mul", "div", "floordiv", "mod", "truncdiv", "fmod",
                       "maximum", "minimum", "pow", "lt", "le", "gt", "ge", "eq", "ne",
@@ -111,6 +111,7 @@ OPCODES: dict[str, str] = {
     **{k: "elementwise unary; operands (x,)" for k in ELEMENTWISE_UNARY},
     **{k: "elementwise binary; operands (x, y) of one shape" for k in ELEMENTWISE_BINARY},
     "where": "operands (cond, x, y) of one shape",
+    "fma": "operands (x, y, z) of one shape, float32: x * y + z (fused where the target has FMA)",
     "cast": "operands (x,); attrs dtype (DType); result dtype = attrs dtype",
     "splat": "operands (scalar,); attrs shape; a tile filled with the scalar",
     "broadcast": "operands (tile,); attrs shape; numpy broadcasting of a tile of equal rank",

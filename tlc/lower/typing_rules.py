@@ -22,7 +22,8 @@ from tlc.lower.dtypes import DType
 from tlc.lower.ir import (COMPARISONS, ELEMENTWISE_BINARY, ELEMENTWISE_UNARY, NONE, REDUCTIONS,
                           ScalarType, TensorType, TileType, TupleType)
 
-_FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "floor", "ceil")
+_FLOAT_ONLY_UNARY = ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "gelu", "sigmoid", "floor",
+                     "ceil")
 _LOGICAL = ("and", "or", "xor", "not")
 
 
@@ -88,6 +89,14 @@ def _where(opcode, types, attrs):
         raise ValueError(f"`where` condition must be bool, got {c}")
     if x != y or _shape_of(c) != _shape_of(x):
         raise ValueError(f"`where` operands must have one shape and x, y one type, got {c}, {x}, {y}")
+    return x
+
+
+def _fma(opcode, types, attrs):
+    _check_count(opcode, types, 3)
+    x, y, z = (_value_type(t, "`fma`") for t in types)
+    if x.dtype is not DType.float32 or not x == y == z:
+        raise ValueError(f"`fma` operands must be float32 of one shape, got {x}, {y}, {z}")
     return x
 
 
@@ -324,7 +333,7 @@ def _item(opcode, types, attrs):
 RULES: dict[str, Callable[..., Any]] = {
     **{k: _unary for k in ELEMENTWISE_UNARY},
     **{k: _binary for k in ELEMENTWISE_BINARY},
-    "where": _where, "cast": _cast, "splat": _splat, "broadcast": _broadcast,
+    "where": _where, "fma": _fma, "cast": _cast, "splat": _splat, "broadcast": _broadcast,
     "arange": _arange, "full": _full, "const": _const,
     "program_id": _index, "num_programs": _index, "dim": _dim,
     "view": _view, "load": _load, "store": _store,

@@ -16,7 +16,7 @@ from tlc.lower.dtypes import DType
 from tlc.lower.typing_rules import infer_type
 
 I64 = ir.ScalarType(DType.int64)
-FUSED_BODY_OPS = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "cast", "const", "yield"}
+FUSED_BODY_OPS = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "fma", "cast", "const", "yield"}
 _UNTYPED = ("fused", "buffer", "arg")
 
 

@@ -203,7 +203,8 @@ def _unary(opcode):
 
 def _py_unary(opcode, x):
     fn = {"exp": math.exp, "log": math.log, "sqrt": math.sqrt, "abs": abs, "floor": math.floor,
-          "ceil": math.ceil, "tanh": math.tanh, "erf": math.erf}.get(opcode)
+          "ceil": math.ceil, "tanh": math.tanh, "erf": math.erf,
+          "gelu": lambda v: 0.5 * v * math.erfc(-v / math.sqrt(2.0))}.get(opcode)
     return fn(x) if fn else None
 
 
@@ -217,6 +218,13 @@ def _binary(opcode):
 
 def where(fv, condition, x, y):
     return fv.b.where(*(_tile_or_scalar(fv, v, "tl.where") for v in (condition, x, y)))
+
+
+def fma(fv, x, y, z):
+    """tl.fma(x, y, z) = x * y + z in float32, rounded once on targets with FMA (x86 AVX2/AVX-512,
+    NEON, RVV), a multiply then an add on the SSE2 baseline; with y = +-1 it is exactly x + z or
+    z - x everywhere (kernels use that to run additions on the FMA units too)."""
+    return fv.b.fma(*(_tile_or_scalar(fv, v, "tl.fma") for v in (x, y, z)))
 
 
 def cast(fv, x, dtype):
@@ -407,11 +415,11 @@ def py_builtin(fv, name, args, kwargs):
 
 BUILTINS = {
     "program_id": program_id, "num_programs": num_programs, "load": load, "store": store,
-    "where": where, "cast": cast, "cdiv": cdiv, "dot": dot, "arange": arange, "full": full,
+    "where": where, "fma": fma, "cast": cast, "cdiv": cdiv, "dot": dot, "arange": arange, "full": full,
     "zeros": zeros, "zeros_like": zeros_like, "reshape": reshape, "trans": trans,
     "static_assert": static_assert,
-    **{k: _unary(k) for k in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "abs",
-                              "floor", "ceil", "isnan")},
+    **{k: _unary(k) for k in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "gelu", "sigmoid",
+                              "abs", "floor", "ceil", "isnan")},
     **{k: _binary(k) for k in ("maximum", "minimum", "truncdiv", "fmod")},
     **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")},
 }

@@ -267,8 +267,8 @@ def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None,
 
 
 _SHAPED = {"load": 1, "zeros": 0, "full": 0}      # tl.<fn> whose argument i is a literal tile shape
-_SAME_RANK = {"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "abs", "floor", "ceil", "cast",
-              "maximum", "minimum", "where", "to"}
+_SAME_RANK = {"exp", "log", "sqrt", "rsqrt", "tanh", "erf", "gelu", "sigmoid", "abs", "floor", "ceil",
+              "cast", "maximum", "minimum", "where", "fma", "to"}
 
 
 def _tile_rank(e, tiles: dict[str, int]) -> int | None:

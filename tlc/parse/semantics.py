@@ -104,12 +104,23 @@ class Builder:
             xs = [self.broadcast_to(v, shape) for v in xs]
         return self.emit("where", xs)
 
+    def fma(self, a, b, c) -> Op:
+        """``a * b + c`` in float32 with numpy broadcasting (one rounding where the target has FMA)."""
+        for v in (a, b, c):
+            if isinstance(v, Op) and v.type.dtype is not DType.float32:
+                raise ValueError(f"tl.fma operands must be float32 (use .to(tl.float32)), got {v.type}")
+        shape = broadcast_shapes(broadcast_shapes(value_shape(a), value_shape(b)), value_shape(c))
+        xs = [self.materialize(v, DType.float32) for v in (a, b, c)]
+        if shape is not None:
+            xs = [self.broadcast_to(v, shape) for v in xs]
+        return self.emit("fma", xs)
+
     def unary(self, opcode: str, x) -> Op:
         if not isinstance(x, Op):
             x = self.const(x, DType.float32 if isinstance(x, float) else DType.int64)
         check_value(x)
         d = x.type.dtype
-        if opcode in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "sigmoid", "floor", "ceil") \
+        if opcode in ("exp", "log", "sqrt", "rsqrt", "tanh", "erf", "gelu", "sigmoid", "floor", "ceil") \
                 and not d.is_float:
             x = self.cast(x, DType.float32)
         if opcode == "neg" and d.is_bool:

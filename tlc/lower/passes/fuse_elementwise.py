@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from tlc.lower import ir
 from tlc.lower.rewrite import Env, map_kernels, rebuild
 
-FUSIBLE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "cast", "splat", "broadcast", "full"}
+FUSIBLE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "fma", "cast", "splat", "broadcast", "full"}
 
 
 def fusible(op: ir.Op) -> bool:

@@ -23,7 +23,7 @@ from tlc.lower.rewrite import Env, map_kernels, rebuild
 
 
 _SCALAR = frozenset(ir.ELEMENTWISE_UNARY + ir.ELEMENTWISE_BINARY
-                    + ("const", "where", "cast", "dim", "program_id", "num_programs"))
+                    + ("const", "where", "fma", "cast", "dim", "program_id", "num_programs"))
 
 
 def _movable(op: ir.Op) -> bool:
