@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tl import ops as _o
-from tl.ops import _arr, _out, _launch, _to2d, _writable_view, _FLOATS, _BY_NAME
+from tl.ops import _arr, _out, _launch, _scalar_like, _to2d, _writable_view, _FLOATS, _BY_NAME
 
 _INTS = ("int32", "int64")
 
@@ -20,7 +20,8 @@ _INTS = ("int32", "int64")
 def _prep(op, arrays, names, allowed):
     """Common dtype + broadcast shape of ``arrays`` (Python scalars take the array dtype)."""
     ref = next((a for a in arrays if isinstance(a, np.ndarray)), None)
-    arrs = [a if isinstance(a, np.ndarray) or ref is None else np.asarray(a, ref.dtype) for a in arrays]
+    arrs = [a if isinstance(a, np.ndarray) or ref is None else _scalar_like(a, ref.dtype, n, op)
+            for a, n in zip(arrays, names)]
     out = []
     dt = None
     for a, n in zip(arrs, names):

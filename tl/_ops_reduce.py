@@ -138,7 +138,8 @@ def argmin(x, axis=None, keepdims=False, select_last_index=False, out=None):
 
 
 def var_mean(x, axis=None, correction: int = 0, keepdims=False):
-    """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (C-14)."""
+    """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (C-14); where
+    N - correction <= 0 the variance is inf (NaN when every deviation is 0), as NumPy/PyTorch."""
     x, dt = _arr(x, "x", "var_mean")
     axes = _axes(axis, x.ndim, "var_mean")
     x2, kshape = _rows(x, axes)
@@ -148,7 +149,11 @@ def var_mean(x, axis=None, correction: int = 0, keepdims=False):
         m[...] = np.nan
         v[...] = np.nan
     elif m.size:
-        _launch(f"row_var__DT_{dt}", x2, m.reshape(-1), v.reshape(-1), float(correction))
+        dof = x2.shape[1] - correction
+        _launch(f"row_var__DT_{dt}", x2, m.reshape(-1), v.reshape(-1), float(correction if dof > 0 else 0))
+        if dof <= 0:   # N - correction <= 0: sum / max(dof, 0), as NumPy and PyTorch: inf, or NaN for 0/0
+            with np.errstate(invalid="ignore"):
+                v[...] = np.where(v > 0, np.inf, np.where(v == 0, np.nan, v))
     return _finish(v, x, axes, keepdims, None), _finish(m, x, axes, keepdims, None)
 
 

@@ -266,15 +266,26 @@ def _binary_op(op: str, doc: str):
     return fn
 
 
+def _scalar_like(v, dtype, name: str, op: str) -> np.ndarray:
+    """A Python number (or nested list/tuple of numbers, or NumPy scalar) as an array of the
+    other operand's dtype; TypeError naming the argument for anything else (None, str, objects),
+    as NumPy does, instead of a silent NaN or a parsed string."""
+    probe = np.asarray(v)
+    if probe.dtype.kind not in "biuf":
+        raise TypeError(f"tl.ops.{op}: argument '{name}' must be an array or a number, got "
+                        f"{type(v).__name__} {v!r:.60}")
+    return np.asarray(v, dtype=dtype)
+
+
 def _binary(op: str, a, b, out):
     # tensors (DLPack objects: torch, bfloat16 included) as arrays first; Python scalars and
     # lists then take the other operand's dtype
     a = _np(a, "a", op) if hasattr(a, "__dlpack__") else a
     b = _np(b, "b", op) if hasattr(b, "__dlpack__") else b
     if not isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        a = np.asarray(a, dtype=b.dtype)
+        a = _scalar_like(a, b.dtype, "a", op)
     if not isinstance(b, np.ndarray) and isinstance(a, np.ndarray):
-        b = np.asarray(b, dtype=a.dtype)
+        b = _scalar_like(b, a.dtype, "b", op)
     a, da = _arr(a, "a", op)
     b, db = _arr(b, "b", op)
     if da != db:

@@ -33,6 +33,11 @@ class _Group(click.Group):
             if config.debug():
                 raise
             raise UserError(str(e)) from None
+        except OSError as e:      # e.g. -o in a directory we cannot write: the path and the reason
+            if config.debug():
+                raise
+            where = f"{e.filename}: " if e.filename else ""
+            raise UserError(f"error: {where}{e.strerror or e}") from None
 
 
 def _variants(target: str):
@@ -156,11 +161,19 @@ def inspect(package, as_json):
     """
     from tlc.package.format import read_package
     manifest, _ = read_package(package)
+    ok, check = _runtime_check(package)
     if as_json:
-        click.echo(json.dumps({**manifest, "verified": True}, indent=2, sort_keys=True))
+        click.echo(json.dumps({**manifest, "verified": ok is not False, "runtime_check": check},
+                              indent=2, sort_keys=True))
+        if ok is False:
+            raise SystemExit(1)
         return
     fv = ".".join(map(str, manifest.get("format_version", [])))
-    click.echo(f"package {manifest.get('name', '?')}  (format {fv}, tlc {manifest.get('tlc_version', '?')}): verified")
+    click.echo(f"package {manifest.get('name', '?')}  (format {fv}, tlc {manifest.get('tlc_version', '?')}): "
+               f"hashes, sizes and versions verified")
+    click.echo(f"runtime check: {check}")
+    if ok is False:
+        raise UserError(f"error: {package}: libtl_runtime refuses this package: {check}")
     click.echo(f"kernels ({len(manifest.get('kernels', []))}):")
     for k in manifest.get("kernels", []):
         ce = f"  constexprs {json.dumps(k['constexprs'])}" if k.get("constexprs") else ""
@@ -172,6 +185,26 @@ def inspect(package, as_json):
     click.echo(f"files ({len(manifest.get('files', []))}):")
     for f in manifest.get("files", []):
         click.echo(f"  {f['path']:<40} {f['size']:>9} B  sha256 {f['sha256'][:16]}")
+
+
+def _runtime_check(package) -> tuple[bool | None, str]:
+    """Opens ``package`` with libtl_runtime (what ``tl.load`` does: picks this machine's bundle,
+    dlopens it and checks its kernel descriptors against the manifest): (True, "ok (...)"),
+    (False, the runtime's error) or (None, why it was skipped, e.g. no runtime library built)."""
+    try:
+        from tl import _runtime
+        pkg = _runtime.load(package)
+    except ImportError as e:
+        return None, f"skipped: {e}"
+    except _runtime.TLError as e:
+        msg = str(e)
+        if "no bundle for this machine" in msg or "libtl_runtime" in msg and "not found" in msg:
+            return None, f"skipped: {msg}"
+        return False, msg
+    except OSError as e:
+        return None, f"skipped: libtl_runtime not loadable: {e}"
+    variant = getattr(pkg, "target", None) or "this machine's bundle"
+    return True, f"ok (libtl_runtime loaded {variant})"
 
 
 def cpu_features() -> set[str]:

@@ -105,3 +105,24 @@ def add(x: tl.tensor, y: tl.tensor, out: tl.tensor, BM: tl.constexpr = 4, BN: tl
         out = np.full_like(x, np.nan)
         interpret_file(str(p), name, [x, y, out])
         np.testing.assert_array_equal(out, x + y)
+
+
+@pytest.mark.parametrize("body, dtype, col", [
+    ("    t = tl.load(x + (2**70,), (4,))\n", "int64", 17),
+    ("    t = tl.load(x + (0,), (4,)) + 2**63\n", "int64", 9),
+    ("    t = tl.full((4,), 2**40, tl.int32)\n", "int32", 9),
+    ("    t = tl.full((4,), -129, tl.int8)\n", "int8", 9),
+])
+def test_integer_literal_that_does_not_fit_is_an_error(body, dtype, col):
+    """A literal outside its dtype's range is a located error, never a silently wrapped value
+    (2**70 used to read x[0:4]; tl.full(.., 2**40, tl.int32) stored 0)."""
+    e = _error(_kernel("x: tl.tensor(tl.int64, 1)", body + "    tl.store(x + (0,), t)\n"))
+    assert f"does not fit {dtype}" in e.message, e.message
+    assert e.loc.line == 5, e.loc
+
+
+def test_integer_literals_at_the_limits_compile():
+    parse_source(_kernel("x: tl.tensor(tl.int64, 1)",
+                         "    t = tl.load(x + (0,), (4,)) + (2**63 - 1) + (-2**63)\n"
+                         "    u = tl.full((4,), 2**31 - 1, tl.int32) + tl.full((4,), -2**31, tl.int32)\n"
+                         "    tl.store(x + (0,), t + u.to(tl.int64))\n"), "t.py")

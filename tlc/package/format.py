@@ -83,8 +83,11 @@ def write_package(path, manifest: dict, payloads: dict) -> dict:
     text = json.dumps(manifest, indent=2, sort_keys=True).encode("utf-8") + b"\n"
 
     directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tlpkg-", suffix=".tmp", dir=directory)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tlpkg-", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise PackageError(f"{path}: cannot write the package there: {e.strerror or e}") from None
     try:
         with os.fdopen(fd, "wb") as fh, zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
             for name, data in [(MANIFEST_NAME, text)] + sorted(payloads.items()):

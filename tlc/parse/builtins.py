@@ -12,7 +12,7 @@ from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.lower.typing_rules import dot_out_dtype
 from tlc.lower.dtypes import promote
 from tlc.parse.values import Builtin, PyBuiltin, ShapeProxy
-from tlc.parse.semantics import STRINGS_UNSUPPORTED, bound_name, describe, runtime_in
+from tlc.parse.semantics import STRINGS_UNSUPPORTED, bound_name, describe, int_in_range, runtime_in
 
 SPECIAL = ("static_range", "constexpr", "tensor", "kernel", "func")
 _SIG_CACHE: dict = {}
@@ -303,7 +303,8 @@ def full(fv, shape, value, dtype=None):
     dtype = _as_dtype(dtype, "tl.full")
     if isinstance(value, str):
         raise ValueError(STRINGS_UNSUPPORTED)
-    value = float(value) if dtype.is_float else bool(value) if dtype.is_bool else int(value)
+    value = (float(value) if dtype.is_float else bool(value) if dtype.is_bool
+             else int_in_range(int(value), dtype))
     return fv.b.emit("full", shape=shape, value=value, dtype=dtype)
 
 

@@ -16,6 +16,16 @@ _NEEDS_FLOAT = ("div", "pow")
 _ARITH = ("add", "sub", "mul", "floordiv", "mod", "truncdiv", "fmod", "maximum", "minimum")
 
 
+
+def int_in_range(value: int, dtype: DType) -> int:
+    """``value`` if it fits the signed integer ``dtype``; ValueError otherwise (a literal is never
+    wrapped silently: 2**70 as an int64 offset, or 2**40 in an int32 tile)."""
+    bits = 8 * dtype.itemsize
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if not lo <= value <= hi:
+        raise ValueError(f"integer constant {value} does not fit {dtype} ([{lo}, {hi}])")
+    return value
+
 class Builder:
     """Appends typed ops to a stack of open blocks; ``loc`` is stamped on every op."""
 
@@ -45,7 +55,7 @@ class Builder:
         elif dtype.is_bool:
             value = bool(value)
         else:
-            value = int(value)
+            value = int_in_range(int(value), dtype)
         return self.emit("const", value=value, dtype=dtype)
 
     def cast(self, x: Op, dtype: DType) -> Op:
