@@ -351,8 +351,9 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
     pt, pl, pb, pr = _pads4(padding)
     oh = (h + pt + pb - dh * (kh - 1) - 1) // sh + 1
     ow = (wd + pl + pr - dw * (kw - 1) - 1) // sw + 1
-    if oh <= 0 or ow <= 0:
-        return np.zeros((n, co, builtins.max(oh, 0), builtins.max(ow, 0)), x.dtype)
+    if oh <= 0 or ow <= 0:   # as PyTorch: the (dilated) kernel must fit the padded input
+        raise ValueError(f"tl.ops.conv2d: the kernel ({kh}, {kw}) with dilation ({dh}, {dw}) is larger "
+                         f"than the padded input ({h + pt + pb}, {wd + pl + pr}) of x {x.shape}")
     if dt in ("float32", "float16", "bfloat16") and builtins.min(pt, pl, pb, pr) >= 0 and n * c * co > 0:
         xf, wf = (x, w) if dt == "float32" else (_o.cast(x, np.float32), _o.cast(w, np.float32))
         y = _conv2d_fast(xf, wf, (sh, sw), (dh, dw), (pt, pl, pb, pr), g, oh, ow)

@@ -63,9 +63,9 @@ def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, em
     return _finish(res, x, axes, keepdims, out)
 
 
-def reduce_sum(x, axis=None, keepdims=False, out=None):
-    """Sum (float32 accumulation)."""
-    return _reduce("row_sum", "reduce_sum", x, axis, keepdims, out, empty=0)
+def reduce_sum(x, axis=None, keepdims=False, out=None, _op="reduce_sum"):
+    """Sum (float32 accumulation). ``_op``: the public name errors use (tl.ops.sum calls this)."""
+    return _reduce("row_sum", _op, x, axis, keepdims, out, empty=0)
 
 
 def mean(x, axis=None, keepdims=False, out=None):
@@ -82,19 +82,19 @@ def mean(x, axis=None, keepdims=False, out=None):
     return r
 
 
-def amax(x, axis=None, keepdims=False, out=None):
-    """Maximum (NaN propagates)."""
-    return _reduce("row_max", "amax", x, axis, keepdims, out, _FLOATS + ("int32",))
+def amax(x, axis=None, keepdims=False, out=None, _op="amax"):
+    """Maximum (NaN propagates). ``_op``: the public name errors use (tl.ops.max calls this)."""
+    return _reduce("row_max", _op, x, axis, keepdims, out, _FLOATS + ("int32",))
 
 
-def amin(x, axis=None, keepdims=False, out=None):
-    """Minimum (NaN propagates)."""
-    return _reduce("row_min", "amin", x, axis, keepdims, out, _FLOATS + ("int32", "int64"))
+def amin(x, axis=None, keepdims=False, out=None, _op="amin"):
+    """Minimum (NaN propagates). ``_op``: the public name errors use (tl.ops.min calls this)."""
+    return _reduce("row_min", _op, x, axis, keepdims, out, _FLOATS + ("int32", "int64"))
 
 
 def min(x, axis=None, keepdims=False, out=None):
     """Minimum over ``axis`` (None: all axes, as NumPy and PyTorch; companion of tl.ops.max)."""
-    return amin(x, axis, keepdims, out)
+    return amin(x, axis, keepdims, out, _op="min")
 
 
 def prod(x, axis=None, keepdims=False, out=None):

@@ -475,7 +475,7 @@ def sum(x, axis=None, keepdims=False, out=None):
     if _one_axis(axis, keepdims):
         return _reduce("row_sum", "sum", x, axis, out)
     from tl._ops_reduce import reduce_sum
-    return reduce_sum(x, axis, keepdims, out)
+    return reduce_sum(x, axis, keepdims, out, _op="sum")
 
 
 def max(x, axis=None, keepdims=False, out=None):
@@ -484,7 +484,7 @@ def max(x, axis=None, keepdims=False, out=None):
     if _one_axis(axis, keepdims):
         return _reduce("row_max", "max", x, axis, out, allowed=_FLOATS + ("int32",))
     from tl._ops_reduce import amax
-    return amax(x, axis, keepdims, out)
+    return amax(x, axis, keepdims, out, _op="max")
 
 
 def argmax(x, axis=None, keepdims=False, out=None):

@@ -126,3 +126,9 @@ def test_integer_literals_at_the_limits_compile():
                          "    t = tl.load(x + (0,), (4,)) + (2**63 - 1) + (-2**63)\n"
                          "    u = tl.full((4,), 2**31 - 1, tl.int32) + tl.full((4,), -2**31, tl.int32)\n"
                          "    tl.store(x + (0,), t + u.to(tl.int64))\n"), "t.py")
+
+
+def test_bitwise_operator_on_floats_names_the_operator():
+    e = _error(_kernel("x: tl.tensor(tl.float32, 1)",
+                       "    t = tl.load(x + (0,), (4,))\n    tl.store(x + (0,), t & 1.0)\n"))
+    assert "`&` (bitwise and) needs bool or integer operands" in e.message, e.message

@@ -33,3 +33,22 @@ def test_var_correction_at_or_past_n(correction):
     got = ops.var(rows, axis=1, correction=correction)
     np.testing.assert_allclose(got, want, rtol=1e-6, equal_nan=True)
     assert not (got < 0).any()
+
+
+def test_conv2d_kernel_larger_than_input_raises():
+    x = np.ones((1, 2, 3, 3), np.float32)
+    w = np.ones((4, 2, 5, 5), np.float32)
+    with pytest.raises(ValueError, match=r"tl.ops.conv2d: the kernel \(5, 5\) .* larger than the padded input \(3, 3\)"):
+        ops.conv2d(x, w)
+    y = ops.conv2d(x, w, padding=1)            # padded to 5 x 5: fits, one output
+    assert y.shape == (1, 4, 1, 1) and np.allclose(y, 2 * 9)
+
+
+@pytest.mark.parametrize("fn, x, msg", [
+    ("sum", np.ones(3, np.int32), "tl.ops.sum: argument 'x'"),
+    ("max", np.zeros((0, 3), np.float32), "tl.ops.max: zero-size"),
+    ("min", np.zeros((0,), np.float32), "tl.ops.min: zero-size"),
+])
+def test_reduction_errors_name_the_public_op(fn, x, msg):
+    with pytest.raises((TypeError, ValueError), match=msg):
+        getattr(ops, fn)(x)

@@ -74,7 +74,9 @@ def _binary(opcode: str, types, attrs):
     if opcode in ("div", "pow") and not d.is_float:
         raise ValueError(f"`{opcode}` needs float operands, got {a}")
     if opcode in _LOGICAL and d.is_float:
-        raise ValueError(f"`{opcode}` needs bool or integer operands, got {a}")
+        sym = {"and": "&", "or": "|", "xor": "^"}.get(opcode)
+        name = f"`{sym}` (bitwise {opcode})" if sym else f"`{opcode}`"
+        raise ValueError(f"{name} needs bool or integer operands, got {a}")
     if opcode in ("add", "sub", "mul", "floordiv", "mod", "truncdiv", "fmod") and d.is_bool:
         raise ValueError(f"arithmetic `{opcode}` on bool values ({a}); cast to an integer first")
     if opcode in COMPARISONS:
