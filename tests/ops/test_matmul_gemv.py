@@ -29,18 +29,25 @@ def test_in_place_windows_and_copies_agree(mkn):
     assert np.array_equal(got2, ops.matmul(np.ascontiguousarray(a_str), np.ascontiguousarray(b_str)))
 
 
-def test_vector_times_matrix_and_specials():
-    """1-D a (promoted to one row); inf/NaN in B reach exactly the columns they touch."""
+@pytest.mark.parametrize("k, n", [(600, 320), (1100, 2048)], ids=["rows-kernel", "gemv-stream"])
+def test_vector_times_matrix_and_specials(k, n):
+    """1-D a (promoted to one row); inf/NaN in B reach exactly the columns they touch, also in
+    the last row and column and as 0 * inf; n = 320 runs matmul_rows, n = 2048 (a multiple of
+    1024) the streaming matmul_gemv on x86."""
     rng = np.random.default_rng(5)
-    x = rng.standard_normal(600).astype(np.float32)
-    w = rng.standard_normal((600, 320)).astype(np.float32)
+    x = rng.standard_normal(k).astype(np.float32)
+    w = rng.standard_normal((k, n)).astype(np.float32)
     w[17, 5] = np.inf
-    w[400, 300] = np.nan
+    w[400, n - 20] = np.nan
+    w[k - 1, n - 1] = -np.inf                                   # last row and column
+    x[3] = 0.0
+    w[3, 100] = np.inf                                          # 0 * inf: NaN
     got = ops.matmul(x, w)
-    assert got.shape == (320,)
+    assert got.shape == (n,)
     with np.errstate(invalid="ignore", over="ignore"):
         ref = x.astype(np.float64) @ w.astype(np.float64)
     assert np.isposinf(got[5]) == np.isposinf(ref[5]) and np.isneginf(got[5]) == np.isneginf(ref[5])
-    assert np.isnan(got[300])
+    assert np.isnan(got[n - 20]) and np.isnan(got[100])
+    assert np.isinf(got[n - 1]) == np.isinf(ref[n - 1])
     ok = np.isfinite(ref)
     assert np.allclose(got[ok], ref[ok], rtol=1e-5, atol=1e-4)

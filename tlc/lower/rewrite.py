@@ -105,6 +105,18 @@ def map_kernels(module: ir.Module, kfn: Callable[[ir.Kernel], ir.Kernel]) -> ir.
     return dataclasses.replace(module, kernels=tuple(kfn(k) for k in module.kernels))
 
 
+@dataclasses.dataclass(frozen=True)
+class BodyPass:
+    """A pass that rebuilds every kernel body as ``block_fn(body, Env())`` (one fresh env per
+    kernel; the grid block is left alone), e.g. ``PASS = BodyPass("hoist_views", _hoist)``."""
+
+    name: str
+    block_fn: Callable[[ir.Block, Env], ir.Block]
+
+    def run(self, module: ir.Module, ctx) -> ir.Module:
+        return map_kernels(module, lambda k: dataclasses.replace(k, body=self.block_fn(k.body, Env())))
+
+
 # ----------------------------------------------------------------------------- uses and DCE
 SIDE_EFFECTS = ("store", "yield")
 

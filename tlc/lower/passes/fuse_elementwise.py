@@ -16,11 +16,8 @@ group (by any other op, including yield, store, dot, reduce, loads' masks, neste
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 from tlc.lower import ir
-from tlc.lower.rewrite import Env, map_kernels, rebuild
+from tlc.lower.rewrite import BodyPass, Env, rebuild
 
 FUSIBLE = set(ir.ELEMENTWISE_UNARY) | set(ir.ELEMENTWISE_BINARY) | {"where", "fma", "cast", "splat", "broadcast", "full"}
 
@@ -126,12 +123,4 @@ def fuse_block(block: ir.Block, env: Env) -> ir.Block:
     return ir.Block(block.args, tuple(out))
 
 
-@dataclass(frozen=True)
-class FuseElementwise:
-    name: str = "fuse_elementwise"
-
-    def run(self, module: ir.Module, ctx) -> ir.Module:
-        return map_kernels(module, lambda k: dataclasses.replace(k, body=fuse_block(k.body, Env())))
-
-
-PASS = FuseElementwise()
+PASS = BodyPass("fuse_elementwise", fuse_block)

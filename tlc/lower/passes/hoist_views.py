@@ -15,12 +15,8 @@ Other ops keep their relative order.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-
 from tlc.lower import ir
-from tlc.lower.rewrite import Env, map_kernels, rebuild
-
+from tlc.lower.rewrite import BodyPass, Env, rebuild
 
 _SCALAR = frozenset(ir.ELEMENTWISE_UNARY + ir.ELEMENTWISE_BINARY
                     + ("const", "where", "fma", "cast", "dim", "program_id", "num_programs"))
@@ -64,12 +60,4 @@ def _hoist(block: ir.Block, env: Env) -> ir.Block:
     return ir.Block(block.args, tuple(new_ops))
 
 
-@dataclass(frozen=True)
-class HoistViews:
-    name: str = "hoist_views"
-
-    def run(self, module: ir.Module, ctx) -> ir.Module:
-        return map_kernels(module, lambda k: dataclasses.replace(k, body=_hoist(k.body, Env())))
-
-
-PASS = HoistViews()
+PASS = BodyPass("hoist_views", _hoist)
