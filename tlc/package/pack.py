@@ -7,6 +7,7 @@ no-change rebuild only hashes, links from cache and writes the zip.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import os
 import re
 import shutil
@@ -120,14 +121,17 @@ def _run_objects(tasks, root: Path, jobs: int, progress: Progress, print_ir: boo
     """Compiles the cache misses ``tasks`` (serially, or in ``jobs`` processes), reporting each
     finished one to ``progress`` (``total``: all objects of the build, cache hits included)."""
     results: dict = {}
-    with progress.counted("compiling", "object", total, total - len(tasks), total - len(tasks)) as step:
-        if jobs <= 1 or len(tasks) <= 1 or print_ir:
+    counted = functools.partial(progress.counted, "compiling", "object", total, total - len(tasks), total - len(tasks))
+    if jobs <= 1 or len(tasks) <= 1 or print_ir:
+        with counted() as step:
             for t in tasks:
                 results[(t[0].name, t[1].name)] = _object_task(*t, str(root), print_ir)
                 step()
-        else:
-            with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-                futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
+    else:
+        with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            # submitting first forks the workers before progress starts its heartbeat thread
+            futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
+            with counted() as step:
                 for fut in cf.as_completed(futs):
                     t = futs[fut]
                     results[(t[0].name, t[1].name)] = fut.result()
