@@ -68,7 +68,8 @@ def test_masked_load_and_store_warn_once_with_lane_counts(tmp_path):
 
 
 def test_mask_in_a_loop_says_every_iteration(tmp_path):
-    src = LOOPED.replace("tl.load(x + (r, c), (1, BLOCK))\n    s", "tl.load(x + (r, c), (1, BLOCK), mask=acc == acc)\n    s")
+    src = LOOPED.replace("tl.load(x + (r, c), (1, BLOCK))\n    s",
+                         "tl.load(x + (r, c), (1, BLOCK), mask=acc == acc)\n    s")
     ws = driver.lint(driver.parse(_write(tmp_path, src)))
     assert len(ws) == 1 and "its 64 lanes one at a time on every iteration" in ws[0]
     assert ws[0].startswith(f"{tmp_path / 'k.py'}:9:21: warning: ")
