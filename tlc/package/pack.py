@@ -2,7 +2,9 @@
 object in parallel, link one bundle per variant holding every kernel, write header and package.
 
 Cache hits never run the pipeline: keys are hashes of bytes (see tlc/package/cache.py), so a
-no-change rebuild only hashes, links from cache and writes the zip.
+no-change rebuild only hashes, links from cache and writes the zip. Each object's performance
+warnings (tlc/lower/passes/lint.py) are kept in its cache entry and printed, deduplicated, by
+every build that uses it; progress goes through tlc/package/progress.py.
 """
 from __future__ import annotations
 
@@ -245,8 +247,8 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
         counts = {u.name: len(metas[(u.name, variants[0].name)]["kernels"]) for u in units}
         if not any(counts.values()):
             raise PackageError(f"no @tl.kernel functions in {', '.join(map(str, sources))}")
-        quiet = report if tasks else Progress(False)     # a no-change rebuild says nothing
-        with quiet.running(f"linking {plural(len(variants), 'bundle')}"), \
+        phases = report if tasks else Progress(False)     # a no-change rebuild says nothing
+        with phases.running(f"linking {plural(len(variants), 'bundle')}"), \
                 cf.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(variants)))) as pool:
             sos = list(pool.map(lambda v: _link(cache, v, units, entries, counts), variants))
         name = Path(out).name.split(".")[0] or "package"
@@ -273,7 +275,7 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
                         files.append({"path": f"ir/{v.name}/{u.name}.ir"})
         manifest = {"name": name, "tlc_version": __version__, "kernels": kernels, "bundles": bundles,
                     "files": files}
-        with quiet.running(f"writing {out}"):
+        with phases.running(f"writing {out}"):
             written = write_package(out, manifest, payloads)
         if depfile:
             write_depfile(depfile, out, units, sources)
