@@ -11,7 +11,7 @@ from tlc.cli import cli
 from tlc.package import pack
 from tlc.package.progress import Progress
 
-LINE = re.compile(r"^tlc build: compiling (\d+)/(\d+) objects(?: \((\d+) from the cache\))?, \d+ s$")
+LINE = re.compile(r"^tlc build: compiling (\d+)/(\d+) objects(?: \((\d+) from the cache\))?, \d+ s(; at .*)?$")
 
 
 class FakeTTY(io.StringIO):
@@ -39,11 +39,12 @@ def test_lines_every_tenth_and_done_over_total():
 def test_heartbeat_while_nothing_finishes():
     out = io.StringIO()
     p = Progress("lines", stream=out, interval=0.2)
-    with p.counted("compiling", "object", 3) as step:
+    with p.counted("compiling", "object", 3, busy=lambda: ["ops/a.py x86_64-avx2"]) as step:
         time.sleep(1.3)             # one slow object: still a line at least every 0.2 s (checked each 0.2 s)
         step()
     counts = _counts(out.getvalue())
     assert counts.count((0, 3)) >= 3 and counts[-1] == (1, 3)
+    assert out.getvalue().count("; at ops/a.py x86_64-avx2\n") == counts.count((0, 3)) - 1   # not the first
     with p.running("linking 4 bundles"):
         time.sleep(0.7)
     assert re.search(r"^tlc build: linking 4 bundles, \d+ s$", out.getvalue(), re.M)

@@ -125,15 +125,20 @@ def _run_objects(tasks, root: Path, jobs: int, progress: Progress, print_ir: boo
     results: dict = {}
     counted = functools.partial(progress.counted, "compiling", "object", total, total - len(tasks), total - len(tasks))
     if jobs <= 1 or len(tasks) <= 1 or print_ir:
-        with counted() as step:
+        now: list = []
+        with counted(busy=lambda: now) as step:
             for t in tasks:
+                now[:] = [f"{t[0].display} {t[1].name}"]
                 results[(t[0].name, t[1].name)] = _object_task(*t, str(root), print_ir)
                 step()
     else:
         with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
             # submitting first forks the workers before progress starts its heartbeat thread
             futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
-            with counted() as step:
+            # running() also holds the one call queued ahead for the next free worker: the first
+            # `jobs` running ones in submission order are the ones compiling
+            busy = lambda: [f"{t[0].display} {t[1].name}" for f, t in list(futs.items()) if f.running()][:jobs]  # noqa: E731
+            with counted(busy=busy) as step:
                 for fut in cf.as_completed(futs):
                     t = futs[fut]
                     results[(t[0].name, t[1].name)] = fut.result()

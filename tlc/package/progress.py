@@ -4,7 +4,7 @@
 objects and at least one every ``interval`` seconds while work is running, so a piped build, a
 CI log or ``make run`` is never silent for minutes), "off", or "auto" (bar when the stream is a
 terminal, else lines). A line reads ``tlc build: compiling 40/92 objects (30 from the cache),
-12 s``. Phases without a count (linking, writing the package) print one line when they start
+12 s``; a heartbeat line adds the items in progress (``; at ops/conv.py x86_64-avx2``). Phases without a count (linking, writing the package) print one line when they start
 and, in "lines" mode, a heartbeat while they run.
 """
 from __future__ import annotations
@@ -48,9 +48,10 @@ class Progress:
             self.stream.flush()
 
     @contextlib.contextmanager
-    def counted(self, label: str, noun: str, total: int, done: int = 0, cached: int = 0):
+    def counted(self, label: str, noun: str, total: int, done: int = 0, cached: int = 0, busy=None):
         """A phase of ``total`` items of which ``done`` (``cached`` of them from the cache) are
-        done already; yields ``step()`` to call once per finished item."""
+        done already; yields ``step()`` to call once per finished item. ``busy()`` (optional)
+        names the items in progress, for the heartbeat lines."""
         if self.mode == "off" or total <= done:
             yield lambda: None
             return
@@ -64,10 +65,12 @@ class Progress:
         state = {"done": done, "last_t": time.perf_counter(), "last_step": -1}
         t0 = time.perf_counter()
 
-        def say():
+        def say(beat=False):
             state["last_t"] = time.perf_counter()
             extra = f" ({cached} from the cache)" if cached else ""
-            self.line(f"{label} {state['done']}/{total} {noun}s{extra}, {time.perf_counter() - t0:.0f} s")
+            names = list(busy() or ()) if beat and busy is not None else []
+            now = f"; at {', '.join(names[:3])}{', ...' if len(names) > 3 else ''}" if names else ""
+            self.line(f"{label} {state['done']}/{total} {noun}s{extra}, {time.perf_counter() - t0:.0f} s{now}")
 
         def step():
             with self._lock:
@@ -79,7 +82,7 @@ class Progress:
             if due:
                 say()
 
-        with self._heartbeat(lambda: time.perf_counter() - state["last_t"] >= self.interval, say):
+        with self._heartbeat(lambda: time.perf_counter() - state["last_t"] >= self.interval, lambda: say(True)):
             state["last_step"] = done * self.steps // total
             say()
             yield step
