@@ -48,6 +48,11 @@ def _variants(target: str):
         raise UserError(f"error: {e}") from None
 
 
+# performance warnings (tlc/lower/passes/lint.py): on by default, like a C compiler's
+_NO_WARNINGS = click.option("-w", "--no-warnings", is_flag=True,
+                            help="Do not print performance warnings (a line with `# tlc: nowarn` silences its own).")
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option("0.1.0", prog_name="tlc", message="%(prog)s %(version)s")
 def cli():
@@ -70,32 +75,32 @@ def cli():
 @click.option("--depfile", type=click.Path(dir_okay=False), default=None, help="Write a Make depfile listing the TL sources.")
 @click.option("--print-ir-after-all", is_flag=True, help="Dump the IR after every pass to stderr (disables the cache).")
 @click.option("--no-sources", is_flag=True, help="Do not store generated C and IR in the package.")
-@click.option("-q", "--quiet", is_flag=True, help="No summary line.")
-def build(sources, target, out, jobs, no_cache, depfile, print_ir_after_all, no_sources, quiet):
+@click.option("-q", "--quiet", is_flag=True, help="No progress and no summary line (warnings still print).")
+@_NO_WARNINGS
+def build(sources, target, out, jobs, no_cache, depfile, print_ir_after_all, no_sources, quiet, no_warnings):
     """Compile TL SOURCES (files, or directories of *.py files with @tl.kernel) into one package.
 
     Every kernel of every file goes into each variant's bundle; builds are cached by content.
+    Progress goes to stderr: a bar on a terminal, else a line per ~10% of the objects (at least
+    every 10 s). Performance warnings print once per source location, cached builds included.
 
     \b
     Example:
       tlc build ops/ -t host -o build/ops.tlpkg -j 4 --depfile build/ops.d
     """
-    from tlc.package.pack import build_package
+    from tlc.package.pack import build_package, plural
     _variants(target)
     t0, stats = time.perf_counter(), {}
-    manifest = build_package(list(sources), target, out, jobs=jobs, progress=None, keep_sources=not no_sources,
-                             use_cache=not no_cache, print_ir_after_all=print_ir_after_all, depfile=depfile,
-                             stats=stats)
+    manifest = build_package(list(sources), target, out, jobs=jobs, progress=False if quiet else None,
+                             keep_sources=not no_sources, use_cache=not no_cache,
+                             print_ir_after_all=print_ir_after_all, depfile=depfile, stats=stats,
+                             warnings=not no_warnings)
     if not quiet:
-        click.echo(f"{out}: {_plural(len(manifest['kernels']), 'kernel')} from {_plural(stats['units'], 'file')}, "
-                   f"{_plural(len(manifest['bundles']), 'bundle')} "
+        click.echo(f"{out}: {plural(len(manifest['kernels']), 'kernel')} from {plural(stats['units'], 'file')}, "
+                   f"{plural(len(manifest['bundles']), 'bundle')} "
                    f"({', '.join(b['variant'] for b in manifest['bundles'])}); "
-                   f"{stats['objects_built']}/{_plural(stats['objects_total'], 'object')} compiled "
+                   f"{stats['objects_built']}/{plural(stats['objects_total'], 'object')} compiled "
                    f"in {time.perf_counter() - t0:.2f} s", err=True)
-
-
-def _plural(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 @cli.command()
@@ -106,7 +111,8 @@ def _plural(n: int, noun: str) -> str:
 @click.option("-k", "--kernel", "kernels", multiple=True, help="Only this kernel (instance or base name); repeatable.")
 @click.option("--print-ir-after-all", is_flag=True, help="Dump the IR after every pass to stderr.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
-def compile(file, emit, target, kernels, print_ir_after_all, out):  # noqa: A001 - the command's name
+@_NO_WARNINGS
+def compile(file, emit, target, kernels, print_ir_after_all, out, no_warnings):  # noqa: A001 - the command's name
     """Compile one TL FILE and print its IR (after the pass pipeline), C, or assembly.
 
     \b
@@ -119,6 +125,9 @@ def compile(file, emit, target, kernels, print_ir_after_all, out):  # noqa: A001
     if isinstance(getattr(parsed, "kernels", None), (tuple, list)) and not parsed.kernels:
         raise UserError(f"error: no @tl.kernel functions in {file}")
     module = driver.select_kernels(parsed, list(kernels) or None)
+    if not no_warnings:
+        for w in driver.lint(module):
+            click.echo(w, err=True)
     lowered = driver.run_pipeline(module, variant, print_ir_after_all)
     if emit == "ir":
         text = driver.print_ir(lowered)

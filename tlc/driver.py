@@ -15,11 +15,13 @@ from tlc.target import Variant
 @dataclass
 class UnitResult:
     """One TL file compiled for one variant: C source, IR text after the pipeline ("" when no
-    printer exists) and the manifest's kernel entries (see :func:`kernel_info`)."""
+    printer exists), the manifest's kernel entries (see :func:`kernel_info`) and the rendered
+    performance warnings (see :func:`lint`)."""
 
     c_source: str
     ir_text: str
     kernels: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _jsonable(value):
@@ -77,6 +79,13 @@ def print_ir(module) -> str:
     return print_module(module)
 
 
+def lint(module, display_file: str | None = None) -> list[str]:
+    """The performance warnings of a parsed module (tlc.lower.passes.lint), rendered
+    ``file:line:col: warning: ...`` with a caret (``display_file`` as the file name)."""
+    from tlc.lower.passes.lint import check
+    return [w.render(display_file) for w in check(module)]
+
+
 def emit(module, variant: Variant) -> str:
     from tlc.emit_c import emit_bundle
     return emit_bundle(module.kernels, variant, module.source_file)
@@ -88,7 +97,8 @@ def compile_unit(path: str, variant: Variant, print_ir_after_all: bool = False, 
     module = select_kernels(parse(os.fspath(path)), kernels)
     lowered = run_pipeline(module, variant, print_ir_after_all)
     display = display_file or os.fspath(path)
-    return UnitResult(emit(lowered, variant), print_ir(lowered), [kernel_info(k, display) for k in lowered.kernels])
+    return UnitResult(emit(lowered, variant), print_ir(lowered), [kernel_info(k, display) for k in lowered.kernels],
+                      lint(module, display))
 
 
 def compile_kernels(path, variants, print_ir_after_all: bool = False) -> dict[str, str]:

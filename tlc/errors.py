@@ -1,7 +1,8 @@
-"""The one error type for user mistakes in TL source, and the package error."""
+"""The one error type for user mistakes in TL source, compile warnings, and the package error."""
 from __future__ import annotations
 
 import linecache
+from dataclasses import dataclass
 
 
 class TLCompileError(Exception):
@@ -17,17 +18,39 @@ class TLCompileError(Exception):
         super().__init__(self.render())
 
     def render(self) -> str:
-        if self.loc is None:
-            return f"error: {self.message}"
-        text = f"{self.loc}: error: {self.message}"
-        line = self.source_line
-        if line is None:
-            line = linecache.getline(self.loc.file, self.loc.line) or None
-        if line is not None:
-            text += "\n    " + line.rstrip("\n") + "\n    " + " " * (self.loc.col - 1) + "^"
-        for note in self.notes:
-            text += "\n" + note
-        return text
+        return render_located("error", self.message, self.loc, self.source_line, self.notes)
+
+
+def render_located(kind: str, message: str, loc, source_line: str | None = None, notes=(),
+                   display_file: str | None = None) -> str:
+    """``file:line:col: <kind>: message``, the source line with a caret under the column (read
+    from the file when ``source_line`` is None), then ``notes``, one a line. ``display_file``
+    replaces the file name shown (the source is still read from ``loc.file``)."""
+    if loc is None:
+        return f"{kind}: {message}"
+    where = f"{display_file}:{loc.line}:{loc.col}" if display_file else str(loc)
+    text = f"{where}: {kind}: {message}"
+    line = source_line
+    if line is None:
+        line = linecache.getline(loc.file, loc.line) or None
+    if line is not None:
+        text += "\n    " + line.rstrip("\n") + "\n    " + " " * (loc.col - 1) + "^"
+    for note in notes:
+        text += "\n" + note
+    return text
+
+
+@dataclass(frozen=True)
+class CompileWarning:
+    """A located warning about TL source that compiles but may run badly (see
+    tlc/lower/passes/lint.py); rendered like :class:`TLCompileError` with ``warning:``."""
+
+    message: str
+    loc: object = None
+    notes: tuple = ()
+
+    def render(self, display_file: str | None = None) -> str:
+        return render_located("warning", self.message, self.loc, None, self.notes, display_file)
 
 
 class PackageError(Exception):

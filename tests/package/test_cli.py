@@ -88,6 +88,7 @@ def test_compile_emit_c_and_asm_with_stub(kernel_dir, monkeypatch):
     monkeypatch.setattr(driver, "select_kernels", lambda m, names: m)
     monkeypatch.setattr(driver, "run_pipeline", lambda m, v, p=False: m)
     monkeypatch.setattr(driver, "emit", lambda m, v: stub_compile_unit(m, v).c_source)
+    monkeypatch.setattr(driver, "lint", lambda m, display_file=None: [])
     r = run("compile", kernel_dir / "add.py", "--emit", "c", "-t", "x86_64-avx2")
     assert r.exit_code == 0 and "tl_bundle_query" in r.output and '"x86_64-avx2"' in r.output
     r = run("compile", kernel_dir / "add.py", "--emit", "asm", "-t", "host")

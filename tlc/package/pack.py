@@ -2,11 +2,14 @@
 object in parallel, link one bundle per variant holding every kernel, write header and package.
 
 Cache hits never run the pipeline: keys are hashes of bytes (see tlc/package/cache.py), so a
-no-change rebuild only hashes, links from cache and writes the zip.
+no-change rebuild only hashes, links from cache and writes the zip. Each object's performance
+warnings (tlc/lower/passes/lint.py) are kept in its cache entry and printed, deduplicated, by
+every build that uses it; progress goes through tlc/package/progress.py.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
+import functools
 import os
 import re
 import shutil
@@ -19,6 +22,7 @@ from tlc import config
 from tlc.errors import PackageError, TLCompileError
 from tlc.package import build, cache as cache_mod
 from tlc.package.header import c_identifier, render_header
+from tlc.package.progress import Progress
 from tlc.target import Variant, resolve
 
 _KERNEL_RE = re.compile(rb"@\s*tl\s*\.\s*kernel\b")
@@ -93,7 +97,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
         (stage / f"{unit.name}.ir").write_text(res.ir_text)
         if reuse is not None and not uses_own_code(variant, res.c_source):
             meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
-                    "reuse": reuse}
+                    "warnings": res.warnings, "reuse": reuse}
             return str(c.publish("objects", key, stage, meta)), None
         build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
     except TLCompileError as e:
@@ -101,7 +105,8 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
         return None, ("compile", str(e))
     except PackageError as e:
         return None, ("package", str(e))    # the staging dir stays so the command can be rerun
-    meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels}
+    meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
+            "warnings": res.warnings}
     return str(c.publish("objects", key, stage, meta)), None
 
 
@@ -114,32 +119,30 @@ def _raise(kind: str, message: str):
     raise PackageError(message)
 
 
-def _progress(enabled: bool | None, length: int, label: str):
-    import contextlib
-    if enabled is None:
-        enabled = sys.stderr.isatty()
-    if not enabled or length == 0:
-        return contextlib.nullcontext(None)
-    import click
-    return click.progressbar(length=length, label=label, file=sys.stderr)
-
-
-def _run_objects(tasks, root: Path, jobs: int, progress, print_ir: bool) -> dict:
+def _run_objects(tasks, root: Path, jobs: int, progress: Progress, print_ir: bool, total: int) -> dict:
+    """Compiles the cache misses ``tasks`` (serially, or in ``jobs`` processes), reporting each
+    finished one to ``progress`` (``total``: all objects of the build, cache hits included)."""
     results: dict = {}
-    with _progress(progress, len(tasks), "compiling") as bar:
-        if jobs <= 1 or len(tasks) <= 1 or print_ir:
+    counted = functools.partial(progress.counted, "compiling", "object", total, total - len(tasks), total - len(tasks))
+    if jobs <= 1 or len(tasks) <= 1 or print_ir:
+        now: list = []
+        with counted(busy=lambda: now) as step:
             for t in tasks:
+                now[:] = [f"{t[0].display} {t[1].name}"]
                 results[(t[0].name, t[1].name)] = _object_task(*t, str(root), print_ir)
-                if bar is not None:
-                    bar.update(1)
-        else:
-            with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
-                futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
+                step()
+    else:
+        with cf.ProcessPoolExecutor(max_workers=min(jobs, len(tasks))) as pool:
+            # submitting first forks the workers before progress starts its heartbeat thread
+            futs = {pool.submit(_object_task, *t, str(root), False): t for t in tasks}
+            # running() also holds the one call queued ahead for the next free worker: the first
+            # `jobs` running ones in submission order are the ones compiling
+            busy = lambda: [f"{t[0].display} {t[1].name}" for f, t in list(futs.items()) if f.running()][:jobs]  # noqa: E731
+            with counted(busy=busy) as step:
                 for fut in cf.as_completed(futs):
                     t = futs[fut]
                     results[(t[0].name, t[1].name)] = fut.result()
-                    if bar is not None:
-                        bar.update(1)
+                    step()
     for unit, variant, *_ in tasks:        # report the first error in a stable order
         entry, err = results[(unit.name, variant.name)]
         if err is not None:
@@ -198,12 +201,15 @@ def write_depfile(depfile, out, units: list[Unit], sources) -> None:
     Path(depfile).write_text(text)
 
 
-def build_package(sources, target: str, out, jobs: int | None = None, progress: bool | None = None,
+def build_package(sources, target: str, out, jobs: int | None = None, progress: bool | str | None = None,
                   keep_sources: bool = True, use_cache: bool = True, print_ir_after_all: bool = False,
-                  depfile=None, stats: dict | None = None) -> dict:
+                  depfile=None, stats: dict | None = None, warnings: bool = True) -> dict:
     """Builds ``out`` (.tlpkg) from TL ``sources`` for ``target`` (e.g. "host", "x86_64",
-    "x86_64-avx2"); returns the manifest as written. ``stats`` (optional dict) receives
-    object/bundle hit and miss counts. Raises TLCompileError (source errors) or PackageError."""
+    "x86_64-avx2"); returns the manifest as written. ``progress``: None (a bar on a terminal,
+    else plain lines; see tlc/package/progress.py), False (silent), or "bar" / "lines".
+    ``warnings``: print the performance warnings (tlc/lower/passes/lint.py) on stderr, once
+    per source location. ``stats`` (optional dict) receives object hit and miss counts and the
+    rendered ``warnings``. Raises TLCompileError (source errors) or PackageError."""
     from tlc.package.format import write_package
     from tl import __version__
     try:
@@ -232,15 +238,23 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
                     entries[(u.name, v.name)] = hit
                 else:
                     tasks.append((u, v, key, reuse))
-        entries.update(_run_objects(tasks, cache.root, jobs, progress, print_ir_after_all))
+        report = Progress(progress)
+        entries.update(_run_objects(tasks, cache.root, jobs, report, print_ir_after_all, len(units) * len(variants)))
         metas = {k: cache.meta(e) for k, e in entries.items()}
         reused = {k for k, m in metas.items() if m.get("reuse")}
         entries.update({k: entries[(k[0], metas[k]["reuse"])] for k in reused})
+        found = list(dict.fromkeys(w for u in units for v in variants
+                                   for w in metas[(u.name, v.name)].get("warnings", ())))
+        if warnings and found:    # kept in the cache entries, so a cached build warns as a cold one
+            sys.stderr.write("".join(w + "\n" for w in found))
+            sys.stderr.flush()
         kernels = _check_kernels(units, variants, metas)
         counts = {u.name: len(metas[(u.name, variants[0].name)]["kernels"]) for u in units}
         if not any(counts.values()):
             raise PackageError(f"no @tl.kernel functions in {', '.join(map(str, sources))}")
-        with cf.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(variants)))) as pool:
+        phases = report if tasks else Progress(False)     # a no-change rebuild says nothing
+        with phases.running(f"linking {plural(len(variants), 'bundle')}"), \
+                cf.ThreadPoolExecutor(max_workers=max(1, min(jobs, len(variants)))) as pool:
             sos = list(pool.map(lambda v: _link(cache, v, units, entries, counts), variants))
         name = Path(out).name.split(".")[0] or "package"
         payloads, bundles, files = {}, [], []
@@ -266,16 +280,22 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
                         files.append({"path": f"ir/{v.name}/{u.name}.ir"})
         manifest = {"name": name, "tlc_version": __version__, "kernels": kernels, "bundles": bundles,
                     "files": files}
-        written = write_package(out, manifest, payloads)
+        with phases.running(f"writing {out}"):
+            written = write_package(out, manifest, payloads)
         if depfile:
             write_depfile(depfile, out, units, sources)
         if stats is not None:
             stats.update(objects_total=len(units) * len(variants), objects_built=len(tasks),
-                         units=len(units), variants=len(variants))
+                         units=len(units), variants=len(variants), warnings=found)
         return written
     finally:
         if tmp is not None:
             tmp.cleanup()
+
+
+def plural(n: int, noun: str) -> str:
+    """'1 file', '2 files'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def _check_kernels(units: list[Unit], variants: list[Variant], metas: dict) -> list[dict]:
