@@ -173,7 +173,7 @@ gelu = _unary("gelu", "``tl.gelu(x)``: exact GELU 0.5 * x * (1 + erf(x / sqrt(2)
                       "baseline); gelu(-inf) = 0, gelu(inf) = inf, gelu(-0.0) = -0.0." + _MATH_NOTE)
 sigmoid = _unary("sigmoid", "``tl.sigmoid(x)``: 1 / (1 + exp(-x)) (within 3 ulp); 0 at -inf, 1 at "
                             "inf, 0.5 at +-0." + _MATH_NOTE)
-abs = _unary("abs", "``tl.abs(x)``: absolute value, any dtype (bool -> int32). Floats: abs(-0.0) = +0.0, "
+abs = _unary("abs", "``tl.abs(x)``: absolute value, of any dtype. Floats: abs(-0.0) = +0.0, "
                     "NaN stays NaN. Ints wrap: abs(INT_MIN) = INT_MIN. Python's ``abs()`` does the same.")
 floor = _unary("floor", "``tl.floor(x)``: round toward -inf; floor(-0.0) = -0.0, NaN/inf unchanged."
                + _MATH_NOTE)
