@@ -144,3 +144,11 @@ def test_embedding_example_matches_numpy(doc_pkg):
     want = np.zeros((6, 300), np.float32)
     want[:4] = w[idx[:4]]
     np.testing.assert_array_equal(out, want)
+
+
+def test_instance_name_of_dtypes_and_negative_floats():
+    src = ("import tl\n\n@tl.kernel(specializations=[dict(DT=tl.float16, ALPHA=-0.5)])\n"
+           "def k(x: tl.tensor(DT, 1), ALPHA: tl.constexpr = 1.0, DT: tl.constexpr = tl.float32):\n"
+           "    tl.store(x + (0,), tl.load(x + (0,), (8,)) * ALPHA)\n")
+    assert [k.name for k in parse_source(src, "k.py").kernels] == ["k__ALPHA_m0p5__DT_float16"]
+    assert "`dict(DT=tl.float16, ALPHA=-0.5)` -> `k__ALPHA_m0p5__DT_float16`" in TEXT
