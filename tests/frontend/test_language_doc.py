@@ -2,7 +2,7 @@
 documented builtins (one stub each, with a docstring and the implementation's signature), the
 reference has a heading per builtin, every ```python example in it compiles (blocks whose first
 line is ``# fragment: not compiled`` are skipped, visibly), and the layer-norm and embedding
-examples run and match float64 NumPy."""
+examples run and match float64 NumPy, and so does the softmax port."""
 import inspect
 import re
 from pathlib import Path
@@ -117,8 +117,9 @@ def test_instance_names_are_as_documented():
 def doc_pkg(tmp_path_factory):
     from fe_helpers import build_source
     ln = next(b for b in EXAMPLES if "def ln_safe" in b)
-    emb = next(b for b in EXAMPLES if "def embedding" in b)
-    return build_source(tmp_path_factory, "language_doc", ln + "\n" + emb.replace("import tl\n", ""))[1]
+    rest = [next(b for b in EXAMPLES if f"def {k}(" in b).replace("import tl\n", "")
+            for k in ("embedding", "softmax")]
+    return build_source(tmp_path_factory, "language_doc", "\n".join([ln] + rest))[1]
 
 
 @pytest.mark.parametrize("kernel", ["ln_masked__BLOCK_64", "ln_masked__BLOCK_8192", "ln_safe__BLOCK_64",
@@ -152,3 +153,12 @@ def test_instance_name_of_dtypes_and_negative_floats():
            "    tl.store(x + (0,), tl.load(x + (0,), (8,)) * ALPHA)\n")
     assert [k.name for k in parse_source(src, "k.py").kernels] == ["k__ALPHA_m0p5__DT_float16"]
     assert "`dict(DT=tl.float16, ALPHA=-0.5)` -> `k__ALPHA_m0p5__DT_float16`" in TEXT
+
+
+@pytest.mark.parametrize("n", [1000, 256, 1])
+def test_softmax_port_matches_numpy(doc_pkg, n):
+    x = (np.random.default_rng(n).standard_normal((3, n)) * 4).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    doc_pkg.softmax(x, out)
+    e = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
