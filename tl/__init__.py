@@ -1,7 +1,8 @@
 """TL, the tile language of tl-compiler, and its Python entry points.
 
 Kernel authors write ``@tl.kernel`` functions in Python syntax; ``tlc`` reads them with ``ast``
-and never executes them, so the builtins below only raise when called from Python. Users load
+and never executes them, so the builtins (:mod:`tl.language`, ``help(tl.dot)``; reference:
+docs/language.md) only raise when called from Python. Users load
 compiled packages with :func:`load` and call operators through :mod:`tl.ops`.
 """
 from __future__ import annotations
@@ -20,18 +21,27 @@ dtype = DType
 __version__ = "0.1.0"
 
 
-def cdiv(a: int, b: int) -> int:
-    """Ceiling division of integers (also usable inside kernels and grid rules)."""
-    return -((-a) // b)
-
-
 class constexpr:
-    """Annotation of a compile-time parameter: ``BLOCK: tl.constexpr = 128``."""
+    """Annotation of a compile-time parameter: ``BLOCK: tl.constexpr = 128``.
+
+    Its value (the default, or one entry of ``@tl.kernel(specializations=...)``) is fixed when
+    the kernel is compiled: an int, float, bool, string, tuple or dtype usable wherever a
+    compile-time value is needed (tile shapes, ``tl.static_range``, ``if`` on it picks a
+    branch at compile time). A constexpr without a default and without a specialization value
+    is a compile error. Constexprs are not arguments of the compiled kernel.
+    """
 
 
 class tensor:
     """Annotation of a tensor parameter: ``x: tl.tensor`` (float32, rank from use) or
-    ``x: tl.tensor(tl.float16, 2)``; the dtype may name a constexpr parameter."""
+    ``x: tl.tensor(tl.float16, 2)``; the dtype may name a constexpr parameter.
+
+    An unannotated kernel parameter is a tensor too (float32, rank inferred from its first
+    use: ``x + (i, j)``, ``tl.load(x, (a, b))``, the tile stored into it, or ``x.shape[k]``;
+    rank 1 when nothing shows it). A tensor is a strided view of caller memory: ``x + (i, j)``
+    offsets it (one int per axis), ``x.shape[k]`` is its runtime extent (int64), ``x.dtype``
+    its dtype; it is read and written only through ``tl.load`` and ``tl.store``.
+    """
 
     def __init__(self, dtype: DType | None = None, rank: int | None = None):
         self.dtype, self.rank = dtype, rank
@@ -40,18 +50,10 @@ class tensor:
 from tl._kernel import DeviceFunction, KernelFunction, func, kernel  # noqa: E402
 
 
-def load(path, *args, **kwargs):
-    """Opens a compiled ``.tlpkg`` package (or a bundle ``.so``) and returns a
-    :class:`tl._runtime.Package` whose kernels are callable with NumPy arrays.
+from tl import language  # noqa: E402
+from tl.language import Tile, static_range  # noqa: E402,F401
 
-    Inside a ``@tl.kernel`` body ``tl.load(view, shape, mask=, other=)`` is the tile load; from
-    Python only the package form exists. Raises ``FileNotFoundError`` or ``tl.TLError``.
-    """
-    if not isinstance(path, (str, bytes)) and not hasattr(path, "__fspath__"):
-        raise TypeError("tl.load(view, shape) reads a tile and is only valid inside a @tl.kernel; "
-                        "from Python, tl.load(path) opens a package")
-    from tl import _runtime
-    return _runtime.load(path, *args, **kwargs)
+globals().update(language.BUILTINS)      # tl.dot, tl.load, tl.cdiv, ...: one stub per builtin
 
 
 def __getattr__(name):

@@ -1,5 +1,7 @@
 """The ``tl.*`` builtins and tile methods: argument normalisation only; typed ops are built by
-:mod:`tlc.parse.semantics`. Each function takes the visitor ``fv`` first and raises
+:mod:`tlc.parse.semantics`. The set of names is tl/language.py's (documented stubs): the tables
+at the end are keyed off it and this module refuses to import when an implementation lacks a
+stub or a stub an implementation. Each function takes the visitor ``fv`` first and raises
 ``ValueError`` with a user-facing message (located by the visitor).
 """
 from __future__ import annotations
@@ -7,6 +9,7 @@ from __future__ import annotations
 import inspect
 import math
 
+from tl import language as _lang
 from tlc.lower.dtypes import DType
 from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.lower.typing_rules import dot_out_dtype
@@ -14,7 +17,6 @@ from tlc.lower.dtypes import promote
 from tlc.parse.values import Builtin, PyBuiltin, ShapeProxy
 from tlc.parse.semantics import STRINGS_UNSUPPORTED, bound_name, describe, int_in_range, runtime_in
 
-SPECIAL = ("static_range", "constexpr", "tensor", "kernel", "func")
 _SIG_CACHE: dict = {}
 
 
@@ -414,7 +416,7 @@ def py_builtin(fv, name, args, kwargs):
     return getattr(builtins, name)(*args)
 
 
-BUILTINS = {
+_IMPLS = {
     "program_id": program_id, "num_programs": num_programs, "load": load, "store": store,
     "where": where, "fma": fma, "cast": cast, "cdiv": cdiv, "dot": dot, "arange": arange, "full": full,
     "zeros": zeros, "zeros_like": zeros_like, "reshape": reshape, "trans": trans,
@@ -424,6 +426,22 @@ BUILTINS = {
     **{k: _binary(k) for k in ("maximum", "minimum", "truncdiv", "fmod")},
     **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")},
 }
-METHODS = {"to": to, "reshape": reshape, "trans": trans, "item": item,
-           **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")}}
+_METHOD_IMPLS = {"to": to, "reshape": reshape, "trans": trans, "item": item,
+                 **{k: _reduction(k) for k in ("sum", "max", "min", "argmax", "argmin")}}
+
+
+def keyed(impls: dict, documented, what: str) -> dict:
+    """``impls`` restricted and ordered by the documented names; ImportError naming every name
+    that has an implementation but no documented stub in tl/language.py, or the reverse."""
+    missing, extra = sorted(set(documented) - set(impls)), sorted(set(impls) - set(documented))
+    if missing or extra:
+        raise ImportError(f"{what}: documented in tl/language.py without an implementation here: "
+                          f"{missing}; implemented here without a documented stub: {extra}")
+    return {n: impls[n] for n in documented}
+
+
+# The accepted names come from tl.language (one stub per builtin, with its docstring).
+BUILTINS = keyed(_IMPLS, _lang.BUILTINS, "tl.<builtin>")
+METHODS = keyed(_METHOD_IMPLS, _lang.TILE_METHODS, "tile methods (tl.Tile)")
+SPECIAL = _lang.SPECIAL
 _ = (Builtin, PyBuiltin)
