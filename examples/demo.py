@@ -20,7 +20,7 @@ from scipy.special import erfc  # noqa: E402
 
 BF16 = ops.bfloat16
 RECORDS: dict[str, dict] = {}
-# op -> (rtol, atol) for float32 results (see /work/shared/TESTING.md); reductions scale atol
+# op -> (rtol, atol) for float32 results (docs/testing.md#tolerances); reductions scale atol
 TOL = {"add": (1.3e-6, 0), "mul": (1.3e-6, 0), "matmul": (1e-5, 1e-5), "transpose": (0, 0),
        "layer_norm": (1e-5, 1e-5), "rms_norm": (1e-5, 1e-5), "softmax": (4e-6, 1e-7),
        "log_softmax": (4e-6, 1e-5), "gelu": (2e-6, 1e-30), "silu": (2e-6, 1e-30),

@@ -10,7 +10,7 @@ Instances: ``<op>__DT_<dtype>``.
 gelu (erf form) is the ``tl.gelu`` primitive (templates/vmath.j2 ``tl_v_gelu``):
 gelu = max(x, 0) - a*Phi(-a) (a = |x|), with a*Phi(-a) = u*Q(t)*exp(-a^2/2), u = a/(a + 3.5),
 t = 1 - u, Q a degree-9 minimax polynomial, and a^2 split exactly (FMA residual) into the exponent,
-so there is no ``1 + erf(x/sqrt2)`` cancellation for x < 0 (SEMANTICS C-21) and the negative tail
+so there is no ``1 + erf(x/sqrt2)`` cancellation for x < 0 (docs/semantics.md#c-21) and the negative tail
 keeps full relative accuracy (gelu(-10) = -7.6199e-23); x < -14.4 gives 0 (the float32 result
 underflows there). Max error 4.56 ulp against float64 over every float32 in [-20, 20] (AVX-512 and
 AVX2; 5.18 on the SSE2 baseline; exhaustive sweep; the previous TL formulation: 8.5 ulp); bounds

@@ -1,7 +1,7 @@
 """Kernels for attention, dropout and rotary embeddings.
 
 softmax0   row softmax (like ops/softmax.py) except that a row whose maximum is -inf (fully
-           masked) gives 0, not NaN (SEMANTICS C-11). float32/float16/bfloat16, rank 2.
+           masked) gives 0, not NaN (docs/semantics.md#c-11). float32/float16/bfloat16, rank 2.
 dropout    out = keep ? x / (1 - p) : 0 and mask = keep (bool), rank 2 (R, C). keep is
            u >= p with u in [0, 1) from a counter-based hash of (seed, r * C + c): four rounds
            of MINSTD multiplications and modular squarings mod 2^31 - 1 in int64 (not

@@ -11,7 +11,7 @@ Any strides. E <= D (D is the head-dim block; lanes past E read 0 and are not st
 Each program owns one (head, BM-row query block) and loops over BN-key blocks with two
 ``tl.dot`` calls (the target's GEMM microkernel) and an online softmax in float32: the running
 max is -inf safe (a block, or a whole row, with every key masked adds nothing; a fully masked
-row gives 0, SEMANTICS C-11). float16/bfloat16 inputs are computed in float32 and rounded once
+row gives 0, docs/semantics.md#c-11). float16/bfloat16 inputs are computed in float32 and rounded once
 at the store (PyTorch's CPU semantics; ONNX Attention's round-to-T-per-stage semantics are in
 tl/_ops_attention.py). The key loop is split: blocks entirely in range and, with CAUSAL, entirely
 visible to every row of the query block skip the per-element mask; the causal diagonal and the

@@ -8,7 +8,7 @@ as Neumaier's ordered Fast2Sum, so the same results, in 6 operations instead of 
 as tl.fma(a, -1, b), the same bits, so that they issue on the FMA units: see two_sum_step).
 layer_norm's output is tl.fma((x - x0 - dm) * rstd, w, b) (one rounding fewer than * w + b).
 layer_norm uses two passes (mean, then sum of squared deviations; never E[x^2] - E[x]^2,
-SEMANTICS C-14), so the variance is never negative; both work on x - x[row, 0] (exact for
+docs/semantics.md#c-14), so the variance is never negative; both work on x - x[row, 0] (exact for
 nearby values), so a large common offset costs no accuracy: mean = x0 + dm with dm small. The
 price: x - x0 rounds when x is far from x0, so a first element k standard deviations from the
 mean costs about k ulp (relative to the output's scale) in every output of its row. Each program handles one row (BR = 1: one

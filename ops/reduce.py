@@ -4,7 +4,7 @@ Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` ha
 inputs without launching); output ``out`` is rank 1 (R,). Each program reduces one row (a
 single sequential stream, measured faster than 4 rows at 4096^2), walking the row in 64-wide
 chunks (so its two loop-carried partial-sum tiles stay in vector registers) with a runtime loop
-(the real length N = x.shape[1], SEMANTICS C-10).
+(the real length N = x.shape[1], docs/semantics.md#c-10).
 
 row_sum   float32/float16/bfloat16, accumulated in float32 lane-wise across chunks with
           compensation (error independent of N/64; exact semantics with -ffp-contract=off): each

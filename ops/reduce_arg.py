@@ -3,10 +3,10 @@
 Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` handles empty
 inputs without launching); output ``out`` is rank 1 (R,) of int64 indices. Each program reduces
 4 rows, walking the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1],
-SEMANTICS C-10). Padding lanes are filled with the chunk's first element (C-12: no identity).
+docs/semantics.md#c-10). Padding lanes are filled with the chunk's first element (docs/semantics.md#c-12: no identity).
 
 row_argmax  float32/float16/bfloat16/int32; the first index wins on ties; NaN counts as the
-            maximum, first NaN wins (C-16, C-17).
+            maximum, first NaN wins (docs/semantics.md#c-16, docs/semantics.md#c-17).
 row_argmin  the same with min (float32/float16/bfloat16/int32/int64); NaN counts as the minimum.
 Both share the @tl.func helpers below (LARGEST picks the side). Split from ops/reduce.py so
 each family rebuilds alone (see ops/reduce_extreme.py); ``chunk_or_first`` is that file's
@@ -17,7 +17,7 @@ import tl
 
 @tl.func
 def chunk_or_first(x, r, c, n, cols, BR: tl.constexpr, BLOCK: tl.constexpr):
-    """x[r:r+BR, c:c+BLOCK], lanes past the row end = the chunk's first element (C-12)."""
+    """x[r:r+BR, c:c+BLOCK], lanes past the row end = the chunk's first element (docs/semantics.md#c-12)."""
     edge = (cols < tl.cast(min(n - c, BLOCK), tl.int32))[None, :]
     return tl.where(edge, tl.load(x + (r, c), (BR, BLOCK)), tl.load(x + (r, c), (BR, 1)))
 
@@ -35,7 +35,7 @@ def chunk_best(t, LARGEST: tl.constexpr):
 @tl.func
 def row_arg_extreme(x, out, LARGEST: tl.constexpr, BR: tl.constexpr, BLOCK: tl.constexpr):
     """out[r:r+BR] = first index of each row's max (LARGEST) or min; NaN counts as the extreme and
-    the first NaN wins (C-16, C-17)."""
+    the first NaN wins (docs/semantics.md#c-16, docs/semantics.md#c-17)."""
     r = tl.program_id(0) * BR
     n = x.shape[1]
     cols = tl.arange(0, BLOCK)

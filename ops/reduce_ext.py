@@ -3,10 +3,10 @@ ops/reduce_arg.py (row_sum, row_max/min, row_argmax/argmin): row_prod, row_var (
 variance), row_cumsum.
 
 ``x``: rank-2 (R, N), any strides, N >= 1 (``tl.ops`` handles empty axes). Each program handles
-4 rows in 256-wide chunks with runtime loops over N = x.shape[1] (C-10).
+4 rows in 256-wide chunks with runtime loops over N = x.shape[1] (docs/semantics.md#c-10).
 row_prod     float32/float16/bfloat16, float32 product, one column per step.
 row_var      float32/float16/bfloat16: mean (R,) and var (R,) = sum((x - mean)^2) / (N - corr),
-             two passes around a row shift (no E[x^2] - E[x]^2 cancellation, C-14).
+             two passes around a row shift (no E[x^2] - E[x]^2 cancellation, docs/semantics.md#c-14).
 row_cumsum   float32/float16/bfloat16 (float32 running sum) and int32/int64: out[i, j] =
              sum_{k <= j} x[i, k], strictly left to right (one column per step).
 Instances: ``<kernel>__DT_<dt>``.

@@ -2,10 +2,10 @@
 
 Input ``x`` is a rank-2 tensor (R, N) with any strides and N >= 1 (``tl.ops`` handles empty
 inputs without launching); output ``out`` is rank 1 (R,). Each program reduces 4 rows, walking
-the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1], SEMANTICS C-10).
+the row in 256-wide chunks with a runtime loop (the real length N = x.shape[1], docs/semantics.md#c-10).
 
 row_max   float32/float16/bfloat16/int32; NaN propagates (IEEE maximum). Padding lanes are
-          filled with the chunk's first element, so no identity value is needed (C-12: never 0).
+          filled with the chunk's first element, so no identity value is needed (docs/semantics.md#c-12: never 0).
 row_min   the same with min (float32/float16/bfloat16/int32/int64); NaN propagates.
 Both share the @tl.func helpers below (LARGEST picks the side); ``chunk`` is repeated in
 ops/reduce_arg.py (a TL file cannot import another).
@@ -20,7 +20,7 @@ import tl
 @tl.func
 def chunk(x, r, c, n, cols, BR: tl.constexpr, BLOCK: tl.constexpr):
     """x[r:r+BR, c:c+BLOCK] with the lanes past the row end repeating the chunk's first element
-    (so no identity value is needed, C-12); the edge test compares in int32."""
+    (so no identity value is needed, docs/semantics.md#c-12); the edge test compares in int32."""
     first = tl.load(x + (r, c), (BR, 1))
     return tl.where((cols < tl.cast(min(n - c, BLOCK), tl.int32))[None, :], tl.load(x + (r, c), (BR, BLOCK)), first)
 

@@ -2,7 +2,7 @@
 
 ``x, out``: rank-2 tensors (R, N), any strides, N >= 1. Each program handles one row
 (BR = 1: one sequential stream per program; measured faster than 4 rows at 4096^2) in
-three runtime-bounded passes over 64-wide chunks, using the real length N = x.shape[1] (C-10);
+three runtime-bounded passes over 64-wide chunks, using the real length N = x.shape[1] (docs/semantics.md#c-10);
 padding lanes read -inf so they add exp(-inf) = 0. Pass 1: row max (a plain compare and select;
 NaN is left to pass 2, where it turns the sum NaN). Pass 2: e = exp(x - max) on the chunk's four
 V = 16 wide vectors, summed as a tree ((e0 + e1) + (e2 + e3): positive terms, so <= 2 roundings
@@ -13,7 +13,7 @@ vector); float32 stores e in the same loop. Pass 3: float32 softmax rescales the
 stored in ``out`` in place (the row is still in L1/L2: one exp per element), float16 and
 bfloat16 recompute e (storing it would round twice); both multiply by 1/sum (one extra rounding:
 <= 1 ulp more than a division). ``t - max`` is computed once per lane, so it is exactly 0 at the
-maximum (C-20). A row that is all -inf gives NaN (ONNX, PyTorch); a NaN anywhere in a row makes
+maximum (docs/semantics.md#c-20). A row that is all -inf gives NaN (ONNX, PyTorch); a NaN anywhere in a row makes
 the whole row NaN.
 Accuracy (float32, measured against float64 evaluated on the same float32 differences
 d = x - max, random rows of N = 1 ... 65536, normal, uniform on [-10, 10], [-80, 80], [-150, 0],

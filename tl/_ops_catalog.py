@@ -2,8 +2,8 @@
 
 Each entry declares the op's signature (its tl.ops function), category, ONNX and ATen names,
 dtypes, a float64 NumPy reference where one is a one-liner (``ref``), the tolerance per dtype
-(TESTING.md defaults unless stated), its TL kernels (instance base names in ops/*.py, or
-"composed" of other ops) and targets. ``docs/operators.md`` is generated from it by
+(the defaults of docs/testing.md#tolerances unless stated), its TL kernels (instance base names
+in ops/*.py, or "composed" of other ops) and targets. ``docs/operators.md`` is generated from it by
 ``python -m tl.ops_docs``.
 """
 from __future__ import annotations

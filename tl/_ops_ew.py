@@ -182,7 +182,7 @@ _UNARY_API = {
     "sqrt": ("sqrt", 'sqrt(x) (NaN for x < 0).'),
     "rsqrt": ("rsqrt", '1 / sqrt(x).'),
     "log": ("log", 'Natural logarithm.'),
-    "erf": ("erf", 'Error function (tiny inputs keep full relative accuracy, C-05).'),
+    "erf": ("erf", 'Error function (tiny inputs keep full relative accuracy, docs/semantics.md#c-05).'),
     "floor": ("floor", 'floor(x).'),
     "ceil": ("ceil", 'ceil(x).'),
     "round": ("round", 'Round half to even (NumPy/ONNX Round); the sign of zero is kept.'),

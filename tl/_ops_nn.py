@@ -380,7 +380,7 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups: int = 1):
     """Transposed convolution: x (N, C, H, W), weight (C, Co / groups, KH, KW); output
-    H = (H - 1) * s - (pt + pb) + d * (KH - 1) + output_padding + 1 (C-15). stride, dilation:
+    H = (H - 1) * s - (pt + pb) + d * (KH - 1) + output_padding + 1 (docs/semantics.md#c-15). stride, dilation:
     positive ints or pairs; padding: int, pair or (top, left, bottom, right) (a negative value
     enlarges the output by the formula above: ONNX ConvTranspose output_shape, via
     tools/tl_onnx_map.py, needs it; torch rejects it);
@@ -416,7 +416,7 @@ def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
     num = h + p0 + p1 - eff
     o = (-(-num // s) if ceil_mode else num // s) + 1
     if ceil_mode and (o - 1) * s >= h + p0:
-        o -= 1        # the last window must start inside the input or the left padding (C-07)
+        o -= 1        # the last window must start inside the input or the left padding (docs/semantics.md#c-07)
     extra = builtins.max((o - 1) * s + eff - (h + p0 + p1), 0)
     return o, extra
 
@@ -470,7 +470,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                dilation=1):
     """Average pooling. The divisor counts window cells inside the input, plus the explicit
-    padding when count_include_pad (never the ceil_mode extension, C-07)."""
+    padding when count_include_pad (never the ceil_mode extension, docs/semantics.md#c-07)."""
     x = np.asarray(x)
     cols, geo = _pool_cols(x, kernel_size, stride, padding, dilation, ceil_mode, 0.0, "avg_pool2d")
     s = reduce_sum(cols, -1)
@@ -665,7 +665,7 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
     multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
-    attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (C-11)."""
+    attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (docs/semantics.md#c-11)."""
     q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
     hq0, hk0 = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
     if hk0 == 0 or hq0 % hk0:

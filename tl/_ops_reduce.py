@@ -138,7 +138,7 @@ def argmin(x, axis=None, keepdims=False, select_last_index=False, out=None):
 
 
 def var_mean(x, axis=None, correction: int = 0, keepdims=False):
-    """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (C-14); where
+    """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (docs/semantics.md#c-14); where
     N - correction <= 0 the variance is inf (NaN when every deviation is 0), as NumPy/PyTorch."""
     x, dt = _arr(x, "x", "var_mean")
     axes = _axes(axis, x.ndim, "var_mean")

@@ -358,7 +358,7 @@ def relu(x, out=None):
 
 
 def gelu(x, approximate: str = "none", out=None):
-    """GELU. approximate="none": 0.5*x*erfc(-x/sqrt2) (accurate in the negative tail, C-21);
+    """GELU. approximate="none": 0.5*x*erfc(-x/sqrt2) (accurate in the negative tail, docs/semantics.md#c-21);
     "tanh": 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715 x^3)))."""
     if approximate not in ("none", "tanh"):
         raise ValueError(f"tl.ops.gelu: argument 'approximate' must be 'none' or 'tanh', got {approximate!r}")

@@ -1,6 +1,6 @@
 """Elementwise ops through lone tile ops and ``fused`` regions: tails 1..2L+1, specials,
-integer floor division (C-18), IEEE min/max with signed zeros (C-19), casts and rounding,
-all variants bit-identical."""
+integer floor division (docs/semantics.md#c-18), IEEE min/max with signed zeros
+(docs/semantics.md#c-19), casts and rounding, all variants bit-identical."""
 import numpy as np
 import pytest
 
@@ -163,7 +163,7 @@ def test_fused_broadcast_scalar(isa):
 
 
 def _guarded(n, dtype=np.float32):
-    """An array of n elements ending exactly at a PROT_NONE page (C-09)."""
+    """An array of n elements ending exactly at a PROT_NONE page (docs/semantics.md#c-09)."""
     import ctypes, mmap
     page = mmap.PAGESIZE
     m = mmap.mmap(-1, 2 * page)

@@ -130,7 +130,7 @@ def test_dot(isa):
     A[0, 0] = 1 + 2.0 ** -13
     C = np.zeros((16, 16), np.float32)
     run(dot_kernel(16, 16, 16), isa, [A, np.eye(16, dtype=np.float32), C])
-    assert C[0, 0] == np.float32(1.0001220703125)   # C-03
+    assert C[0, 0] == np.float32(1.0001220703125)   # docs/semantics.md#c-03
     # blocked and plain parts agree bit for bit: every row equal when A's rows are equal
     A = np.tile(rng.standard_normal((1, 13)).astype(np.float32), (9, 1))
     Bm = rng.standard_normal((13, 70)).astype(np.float32)

@@ -88,7 +88,7 @@ def test_specials():
         np.testing.assert_allclose(out, np.array(want, np.float32), rtol=1e-6)
         if op in ("tanh", "erf"):
             assert np.signbit(out[5]) and not np.signbit(out[3]), op   # odd functions keep -0.0
-    # C-05: tiny erf inputs are kept
+    # docs/semantics.md#c-05: tiny erf inputs are kept
     x = np.array([1e-12, -3e-20, 2e-15, 0.5], np.float32)
     out = np.zeros_like(x)
     Loaded(compile_bundle([ew_kernel("k", "erf")], "sse2"))("k", [x, out], grid=(1,))
@@ -98,7 +98,7 @@ def test_specials():
 @pytest.mark.parametrize("isa", sorted(VARIANTS))
 def test_gelu_specials_and_tail(isa):
     """gelu: NaN propagates, +-inf -> inf / 0, -0.0 kept, x > 14.4 returns x, the negative tail
-    keeps relative accuracy down to the float32 underflow (gelu(-10) = -7.6199e-23, C-21)."""
+    keeps relative accuracy down to the float32 underflow (gelu(-10) = -7.6199e-23, docs/semantics.md#c-21)."""
     x = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 20.0, 3e38, -3e38, -10.0, -5.5, -13.0, 1e-40],
                  np.float32)
     out = np.zeros_like(x)

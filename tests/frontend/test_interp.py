@@ -11,7 +11,7 @@ from tlc.parse import parse_file
 
 HERE = os.path.dirname(__file__)
 KB = os.path.join(HERE, "kernels_basic.py")
-SEED = "/work/shared/examples/seed_form.py"
+SEED = os.path.join(os.path.dirname(HERE), "fixtures", "seed_form.py")
 RNG_SEED = 1234
 
 

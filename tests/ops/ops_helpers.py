@@ -21,7 +21,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PKG = os.environ.get("TL_OPS_PACKAGE") or os.path.join(REPO, "build", "ops.tlpkg")
 BF16 = ops.bfloat16
 FLOATS = [np.float32, np.float16, BF16]
-# (rtol, atol per unit of reduction length) from /work/shared/TESTING.md
+# (rtol, atol per unit of reduction length): docs/testing.md#tolerances
 TOL = {np.dtype(np.float32): (1.3e-6, 1e-5), np.dtype(np.float16): (1e-3, 1e-3),
        BF16: (1.6e-2, 1e-2)}
 

@@ -1,4 +1,4 @@
-"""cast between float32/float16/bfloat16/int8/int32/int64/bool; SEMANTICS C-09 (guard page)."""
+"""cast between float32/float16/bfloat16/int8/int32/int64/bool; docs/semantics.md#c-09 (guard page)."""
 import ctypes
 import mmap
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
-from ops_helpers import BF16, rand
+from ops_helpers import BF16, f64, rand
 
 ALL = [np.float32, np.float16, BF16, np.int8, np.int32, np.int64, np.bool_]
 
@@ -92,6 +92,9 @@ def test_c09_tail_at_guard_page(rng_seed):
         ops.add(x, x, out=y)
         np.testing.assert_array_equal(y, x + x)
         ops.exp(x, out=y)
+        np.testing.assert_allclose(y, np.exp(f64(x)), rtol=1e-5, atol=1e-6, err_msg=f"exp n={n} seed={seed}")
         assert ops.sum(x[None, :], -1)[0] == pytest.approx(float(x.astype(np.float64).sum()), abs=1e-4)
         ops.softmax(x, out=y)
+        e = np.exp(f64(x) - f64(x).max())
+        np.testing.assert_allclose(y, e / e.sum(), rtol=4e-6, atol=1e-7, err_msg=f"softmax n={n} seed={seed}")
         del x, o16, y, xb, ob, yb

@@ -1,6 +1,6 @@
 """scaled_dot_product_attention through the flash_attention kernel (ops/flash_attention.py):
 float64 NumPy reference and torch; causal, boolean/additive masks, grouped-query heads, scale,
-tails (lengths not multiples of the 64 block, length 1), fully masked rows (C-11), f16/bf16."""
+tails (lengths not multiples of the 64 block, length 1), fully masked rows (docs/semantics.md#c-11), f16/bf16."""
 import math
 
 import numpy as np
@@ -48,7 +48,7 @@ def test_flash_gqa_mask_scale(dt, rng_seed):
     q = rand(rng, (2, 8, 70, 32), dt)
     k, v = rand(rng, (2, 2, 90, 32), dt), rand(rng, (2, 2, 90, 24), dt)
     keep = rng.random((2, 1, 1, 90)) < 0.7
-    keep[1, 0, 0, :] = False                                   # batch 1: every key masked -> 0 (C-11)
+    keep[1, 0, 0, :] = False                                   # batch 1: every key masked -> 0 (docs/semantics.md#c-11)
     got = ops.scaled_dot_product_attention(q, k, v, attn_mask=keep, scale=0.3, enable_gqa=True)
     ref = _ref(q, k, v, keep, scale=0.3)
     check(got, ref, dt, f"gqa bool mask {dt} seed={seed}", rtol=1e-5 if dt == np.float32 else None,

@@ -1,4 +1,4 @@
-"""layer_norm and rms_norm against float64 NumPy; SEMANTICS C-14."""
+"""layer_norm and rms_norm against float64 NumPy; docs/semantics.md#c-14."""
 import numpy as np
 import pytest
 

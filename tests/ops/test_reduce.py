@@ -1,4 +1,5 @@
-"""sum, max, argmax over an axis; SEMANTICS C-04, C-12, C-13, C-16, C-17, C-19."""
+"""sum, max, argmax over an axis; semantics cases docs/semantics.md#c-04, docs/semantics.md#c-12,
+docs/semantics.md#c-13, docs/semantics.md#c-16, docs/semantics.md#c-17, docs/semantics.md#c-19."""
 import numpy as np
 import pytest
 

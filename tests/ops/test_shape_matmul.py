@@ -1,4 +1,4 @@
-"""transpose and matmul against float64 NumPy; SEMANTICS C-03 (fp32 dot precision)."""
+"""transpose and matmul against float64 NumPy; docs/semantics.md#c-03 (fp32 dot precision)."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,5 @@
-"""softmax / log_softmax: random, axis, C-10, C-11 (plain softmax of -inf), C-13, C-20."""
+"""softmax / log_softmax: random, axis, and the semantics cases docs/semantics.md#c-10,
+docs/semantics.md#c-11 (plain softmax of -inf), docs/semantics.md#c-13, docs/semantics.md#c-20."""
 import numpy as np
 import pytest
 

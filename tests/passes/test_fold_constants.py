@@ -1,5 +1,5 @@
 """Constant folding checked by brute force against an independent Python reference
-(including negative operands, INT_MIN // -1 and C-06)."""
+(including negative operands, INT_MIN // -1 and docs/semantics.md#c-06)."""
 from fractions import Fraction
 import itertools
 
@@ -148,7 +148,7 @@ def test_identities_brute_force(d):
 
 
 def test_c06_trunc_vs_floor_brute_force():
-    """(241 + 48*x) / 16: truncating vs flooring division, x in [-20, 20] (C-06)."""
+    """(241 + 48*x) / 16: truncating vs flooring division, x in [-20, 20] (docs/semantics.md#c-06)."""
     for x in range(-20, 21):
         for opcode, ref in (("truncdiv", trunc), ("floordiv", lambda a, b: a // b)):
             b = B.B()

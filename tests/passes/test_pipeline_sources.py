@@ -12,11 +12,12 @@ from tlc.target import X86_64
 
 parse = pytest.importorskip("tlc.parse")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SOURCES = ["/work/shared/examples/seed_form.py"] + sorted(glob.glob(os.path.join(ROOT, "ops", "*.py")))
+SEED = os.path.join(ROOT, "tests", "fixtures", "seed_form.py")
+SOURCES = [SEED] + sorted(glob.glob(os.path.join(ROOT, "ops", "*.py")))
 TILE_OPS = {"load", "getitem", "dot", "reduce", "reshape", "trans", "arange"}
 
 
-@pytest.mark.parametrize("path", [p for p in SOURCES if os.path.exists(p)], ids=os.path.basename)
+@pytest.mark.parametrize("path", SOURCES, ids=os.path.basename)
 def test_pipeline_on_source(path):
     m = parse.parse_file(path)
     out = run_pipeline(m, X86_64.variants[0])
@@ -41,7 +42,7 @@ def _in_fused(k, target):
 
 
 def test_seed_form_lowering():
-    out = run_pipeline(parse.parse_file("/work/shared/examples/seed_form.py"), X86_64.variants[0])
+    out = run_pipeline(parse.parse_file(SEED), X86_64.variants[0])
     k = out.kernels[0]
     assert [p.access for p in k.runtime_params] == ["read", "read", "write"]
     assert k.workspace == 128 * 64 * 4 + 64 * 128 * 4 + 128 * 128 * 4

@@ -1,4 +1,4 @@
-"""SEMANTICS C-01 at full size: ``out = x + 1`` over an int8 tensor of 2**31 + 64 elements.
+"""docs/semantics.md#c-01 at full size: ``out = x + 1`` over an int8 tensor of 2**31 + 64 elements.
 
 Needs about 4.5 GiB of memory and a minute; behind the ``slow`` marker (``make test-slow``).
 The IR-level and emitter-level checks of 64-bit offsets run in ``make test``

@@ -4,7 +4,7 @@ Each emits one runtime test "is the whole tile inside the tensor on every checke
 mask)"; when true a fast path copies rows (stride-1 rows with vector loads), else, without a mask,
 the in-bounds sub-box is copied by the same rows after loads fill the tile with ``other`` (0 when
 absent), and with a mask a per-element path tests each checked axis and the mask lane and reads
-``other`` or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (C-01).
+``other`` or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (docs/semantics.md#c-01).
 Conversions: float16/bfloat16 -> float32 exact; float32 -> float16/bfloat16 round to nearest
 even (NaN stays NaN); int32 -> int8 wraps; bool stores 1 for any nonzero lane.
 """
