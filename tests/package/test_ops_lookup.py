@@ -1,0 +1,98 @@
+"""Which operator package tl.ops loads (tl._ops_package): use_package(), $TL_OPS_PACKAGE, a source
+checkout's build/ops.tlpkg, the per-user package, the wheel's copy; and where tl._resources finds
+the runtime, headers and operator sources in a checkout and in a wheel's layout (simulated by
+pointing tl._resources.PKG_DIR at a temporary directory laid out like an installed ``tl``)."""
+import os
+
+import pytest
+
+import tl.ops
+from tl import _ops_package, _resources
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch, tmp_path):
+    monkeypatch.delenv("TL_OPS_PACKAGE", raising=False)
+    monkeypatch.delenv("TL_RUNTIME_LIB", raising=False)
+    monkeypatch.setenv("TL_CACHE_DIR", str(tmp_path / "cache"))
+    yield
+    tl.ops.use_package(None)
+
+
+@pytest.fixture
+def wheel_layout(monkeypatch, tmp_path):
+    """A tl/ directory as a wheel installs it (no checkout above it), as tl._resources' PKG_DIR."""
+    pkg = tmp_path / "site-packages" / "tl"
+    for sub in ("_lib", "_data/ops", "include/tl"):
+        (pkg / sub).mkdir(parents=True)
+    (pkg / "_lib" / "libtl_runtime.so").write_bytes(b"\x7fELF")
+    monkeypatch.setattr(_resources, "PKG_DIR", str(pkg))
+    return pkg
+
+
+def _touch(path):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(b"PK")
+    return str(path)
+
+
+def test_checkout_uses_its_own_build_and_nothing_else():
+    assert _resources.checkout_root() == REPO
+    assert _ops_package.candidates() == [("the source checkout's build/ops.tlpkg",
+                                          os.path.join(REPO, "build", "ops.tlpkg"))]
+    assert _resources.include_dir() == os.path.join(REPO, "libtl_runtime", "include")
+    assert _resources.runtime_library() == os.path.join(REPO, "build", "runtime", "libtl_runtime.so")
+    assert _resources.ops_source_dir() == os.path.join(REPO, "ops")
+
+
+def test_explicit_then_environment(monkeypatch, tmp_path):
+    a, b = _touch(tmp_path / "a.tlpkg"), _touch(tmp_path / "b.tlpkg")
+    monkeypatch.setenv("TL_OPS_PACKAGE", b)
+    assert tl.ops.package_path() == b
+    tl.ops.use_package(a)
+    assert tl.ops.package_path() == a
+    tl.ops.use_package(None)
+    assert tl.ops.package_path() == b
+
+
+def test_use_package_checks_its_argument(tmp_path):
+    with pytest.raises(FileNotFoundError, match="argument 'path': no file .*missing.tlpkg"):
+        tl.ops.use_package(tmp_path / "missing.tlpkg")
+    with pytest.raises(TypeError, match="argument 'path' must be a str or os.PathLike, got int"):
+        tl.ops.use_package(3)
+
+
+def test_a_set_environment_variable_is_never_skipped(monkeypatch, tmp_path, wheel_layout):
+    _touch(wheel_layout / "_data" / "ops.tlpkg")
+    monkeypatch.setenv("TL_OPS_PACKAGE", str(tmp_path / "nope.tlpkg"))
+    with pytest.raises(FileNotFoundError, match=r"\$TL_OPS_PACKAGE: .*nope.tlpkg.*tlc build-ops"):
+        tl.ops.package_path()
+
+
+def test_wheel_order_user_package_then_shipped(tmp_path, wheel_layout):
+    assert _resources.checkout_root() is None
+    shipped = _touch(wheel_layout / "_data" / "ops.tlpkg")
+    assert tl.ops.package_path() == shipped
+    user = _touch(tmp_path / "cache" / f"ops-{_resources.VERSION}.tlpkg")
+    assert _resources.user_ops_package() == user
+    assert tl.ops.package_path() == user
+
+
+def test_wheel_without_any_package_says_where_it_looked(tmp_path, wheel_layout):
+    with pytest.raises(FileNotFoundError) as e:
+        tl.ops.package_path()
+    msg = str(e.value)
+    assert str(tmp_path / "cache" / f"ops-{_resources.VERSION}.tlpkg") in msg
+    assert str(wheel_layout / "_data" / "ops.tlpkg") in msg
+    assert "tlc build-ops" in msg and "make ops" not in msg and REPO + os.sep not in msg
+
+
+def test_wheel_layout_resources(wheel_layout, monkeypatch):
+    assert _resources.include_dir() == str(wheel_layout / "include")
+    assert _resources.runtime_library() == str(wheel_layout / "_lib" / "libtl_runtime.so")
+    assert _resources.ops_source_dir() == str(wheel_layout / "_data" / "ops")
+    monkeypatch.setenv("TL_RUNTIME_LIB", "/elsewhere/libtl_runtime.so")
+    assert _resources.runtime_library() == "/elsewhere/libtl_runtime.so"
