@@ -96,3 +96,44 @@ def test_wheel_layout_resources(wheel_layout, monkeypatch):
     assert _resources.ops_source_dir() == str(wheel_layout / "_data" / "ops")
     monkeypatch.setenv("TL_RUNTIME_LIB", "/elsewhere/libtl_runtime.so")
     assert _resources.runtime_library() == "/elsewhere/libtl_runtime.so"
+
+
+def test_build_ops_writes_the_per_user_package(monkeypatch, tmp_path):
+    """`tlc build-ops` builds the installed operator sources into the package tl.ops looks for."""
+    from click.testing import CliRunner
+    from tlc.cli import cli
+    import tlc.package.pack as pack
+    seen = {}
+
+    def fake_build(sources, target, out, **kw):
+        seen.update(sources=sources, target=target, out=out)
+        kw["stats"].update(units=23, objects_built=0, objects_total=92)
+        return {"kernels": [], "bundles": []}
+
+    monkeypatch.setattr(pack, "build_package", fake_build)
+    r = CliRunner().invoke(cli, ["build-ops", "-t", "x86_64-baseline"])
+    assert r.exit_code == 0, r.output
+    assert seen == {"sources": [os.path.join(REPO, "ops")], "target": "x86_64-baseline",
+                    "out": _resources.user_ops_package()}
+    assert os.path.isdir(os.path.dirname(_resources.user_ops_package()))
+
+
+def test_build_ops_without_sources_is_a_clear_error(wheel_layout):
+    from click.testing import CliRunner
+    from tlc.cli import cli
+    (wheel_layout / "_data" / "ops").rmdir()
+    r = CliRunner().invoke(cli, ["build-ops"])
+    assert r.exit_code == 1 and "the operator sources are not installed" in r.output, r.output
+
+
+def test_paths_names_this_installation(wheel_layout):
+    import json
+    from click.testing import CliRunner
+    from tlc.cli import cli
+    shipped = _touch(wheel_layout / "_data" / "ops.tlpkg")
+    r = CliRunner().invoke(cli, ["paths", "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == {"include": str(wheel_layout / "include"),
+                                    "runtime_library": str(wheel_layout / "_lib" / "libtl_runtime.so"),
+                                    "ops_sources": str(wheel_layout / "_data" / "ops"), "ops_package": shipped,
+                                    "checkout": None}
