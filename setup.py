@@ -9,7 +9,7 @@
   ``tl/_lib/libtl_runtime.so`` (``make -C libtl_runtime``: needs cc, make and the -dev packages
   of libarchive, jansson and OpenSSL), the public C headers ``tl/include/tl/*.h``, the operator
   sources ``tl/_data/ops/*.py`` (ops/) and the operator package ``tl/_data/ops.tlpkg``
-  (``tlc build`` of those sources for ``$TL_WHEEL_OPS_TARGET``, default ``host``; the build
+  (``tlc build --no-sources`` of those sources for ``$TL_WHEEL_OPS_TARGET``, default ``host``; the build
   cache makes it cheap when ``make ops`` ran). ``TL_WHEEL_OPS=0`` leaves the package out; the
   user then builds it with ``tlc build-ops``. ``make dist`` then vendors the runtime's shared
   libraries into the wheel with auditwheel (docs/design.md, "Distribution").
@@ -74,7 +74,9 @@ class BuildWithRuntime(build_py):
         # built by the compiler the wheel ships and its cache keys match a checkout's `make ops`
         env = dict(os.environ, PYTHONPATH=os.path.dirname(tl_dir))
         self.announce(f"building the operator package {out} (-t {target})", level=2)
-        subprocess.run([sys.executable, "-m", "tlc", "build", src, "-t", target, "-o", out], check=True, env=env)
+        # --no-sources: the generated C and IR (for tlc inspect) would make it 68 MB instead of 14
+        subprocess.run([sys.executable, "-m", "tlc", "build", src, "-t", target, "-o", out, "--no-sources"],
+                       check=True, env=env)
 
 
 setup(distclass=BinaryDistribution, cmdclass={"build_py": BuildWithRuntime},

@@ -137,3 +137,11 @@ def test_paths_names_this_installation(wheel_layout):
                                     "runtime_library": str(wheel_layout / "_lib" / "libtl_runtime.so"),
                                     "ops_sources": str(wheel_layout / "_data" / "ops"), "ops_package": shipped,
                                     "checkout": None}
+
+
+def test_version_naming_the_user_package_is_the_distributions():
+    import re
+    with open(os.path.join(REPO, "pyproject.toml"), encoding="utf-8") as f:
+        version = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
+    assert _resources.VERSION == version
+    assert _resources.user_ops_package().endswith(f"ops-{version}.tlpkg")
