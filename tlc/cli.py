@@ -310,16 +310,25 @@ def build_ops(ctx, target, out, jobs):
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
-def paths(as_json):
+@click.option("--cflags", is_flag=True, help="Print only the compiler flags for a C host (-I...).")
+@click.option("--libs", is_flag=True, help="Print only the linker flags for a C host (-L... -ltl_runtime -Wl,-rpath,...).")
+def paths(as_json, cflags, libs):
     """Where this installation's files are: the C headers (-I), libtl_runtime.so, the operator
     sources and the operator package tl.ops loads (or why none is found).
 
     \b
-    Example (a C host against an installed wheel):
-      tlc paths --json
+    Example (a C host against an installed wheel, as pkg-config would give it):
+      cc -std=c11 app.c $(tlc paths --cflags --libs) -o app
     """
+    import shlex
     from tl import _resources
     from tl._ops_package import locate
+    if cflags or libs:
+        libdir = os.path.dirname(_resources.runtime_library())
+        flags = [f"-I{_resources.include_dir()}"] if cflags else []
+        flags += [f"-L{libdir}", "-ltl_runtime", f"-Wl,-rpath,{libdir}"] if libs else []
+        click.echo(" ".join(shlex.quote(f) for f in flags))
+        return
     try:
         ops_pkg = locate()
     except FileNotFoundError as e:

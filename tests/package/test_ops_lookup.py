@@ -145,3 +145,14 @@ def test_version_naming_the_user_package_is_the_distributions():
         version = re.search(r'^version = "([^"]+)"', f.read(), re.M).group(1)
     assert _resources.VERSION == version
     assert _resources.user_ops_package().endswith(f"ops-{version}.tlpkg")
+
+
+def test_paths_gives_c_flags(wheel_layout):
+    from click.testing import CliRunner
+    from tlc.cli import cli
+    lib = wheel_layout / "_lib"
+    r = CliRunner().invoke(cli, ["paths", "--cflags", "--libs"])
+    assert r.exit_code == 0 and r.output.split() == [f"-I{wheel_layout / 'include'}", f"-L{lib}", "-ltl_runtime",
+                                                     f"-Wl,-rpath,{lib}"], r.output
+    r = CliRunner().invoke(cli, ["paths", "--cflags"])
+    assert r.output.split() == [f"-I{wheel_layout / 'include'}"]

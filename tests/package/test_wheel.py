@@ -201,9 +201,11 @@ def test_c_host_builds_against_the_wheels_headers_and_library(venv):
     app.write_text('#include <stdio.h>\n#include <tl/runtime.h>\n'
                    'int main(void) { tl_runtime_t* rt; if (tl_runtime_create(NULL, &rt) != TL_OK) return 1;\n'
                    '  printf("%s\\n", tl_runtime_version()); tl_runtime_release(rt); return 0; }\n')
+    flags = subprocess.run([os.path.join(env_dir, "bin", "tlc"), "paths", "--cflags", "--libs"], env=env,
+                           capture_output=True, text=True, check=True, cwd=root).stdout.split()
     libdir = os.path.dirname(paths["runtime_library"])
-    subprocess.run(["cc", "-std=c11", str(app), f"-I{paths['include']}", f"-L{libdir}", "-ltl_runtime",
-                    f"-Wl,-rpath,{libdir}", "-o", str(root / "app")], check=True, env=env, cwd=root)
+    assert flags == [f"-I{paths['include']}", f"-L{libdir}", "-ltl_runtime", f"-Wl,-rpath,{libdir}"], flags
+    subprocess.run(["cc", "-std=c11", str(app), *flags, "-o", str(root / "app")], check=True, env=env, cwd=root)
     got = subprocess.run([str(root / "app")], capture_output=True, text=True, check=True, env=env).stdout.strip()
     want = subprocess.run([py, "-c", "import tl._runtime as r; print(r.version())"], capture_output=True,
                           text=True, check=True, env=env, cwd=root).stdout.strip()
