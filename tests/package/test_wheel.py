@@ -8,8 +8,9 @@ headers and library. The sdist holds what the wheel build needs.
 
 The wheel is dist/tl_compiler-*-manylinux*.whl when it is newer than every source it is built
 from; otherwise this runs `make dist` (about 40 s when `make ops` has filled the build cache, as
-it has in `make test`; a cold cache adds the whole operator build, 4 min or more). Measured on the
-2-core machine: 39 s for the module with a fresh wheel in dist/, about 80 s when it runs `make dist`.
+it has in `make test`; a cold cache, e.g. after editing tlc/ without `make ops`, adds the whole
+operator build: 18.5 min on this 2-core machine shared with other builds). Measured here: 39 s for
+the module with a fresh wheel in dist/, about 70 s when it runs `make dist` on a warm cache.
 """
 import glob
 import json
