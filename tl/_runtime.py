@@ -6,7 +6,8 @@
 
 The structures below mirror the C headers field by field; tests/runtime/test_ctypes_header.py
 checks them (and every function's parameter count) against the headers with pycparser.
-Library lookup: $TL_RUNTIME_LIB, else <repo>/build/runtime/libtl_runtime.so.
+Library lookup (tl._resources.runtime_library): $TL_RUNTIME_LIB, else the wheel's
+tl/_lib/libtl_runtime.so, else a source checkout's build/runtime/libtl_runtime.so.
 
 Kernel calls take the C fast path of the extension tl._fastcall (tl/_fastcall.c, built by
 `pip install -e .`) when it is built and passes its self-check at first library load; otherwise
@@ -187,17 +188,15 @@ FUNCTIONS = {
 # ---------------------------------------------------------------------------------------------
 # the library
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _lib = None
 _lib_lock = threading.Lock()
 
 
 def library_path() -> str:
-    """Where the runtime library is looked for ($TL_RUNTIME_LIB, else <repo>/build/runtime)."""
-    env = os.environ.get("TL_RUNTIME_LIB")
-    if env:
-        return env
-    return os.path.join(_REPO, "build", "runtime", "libtl_runtime.so")
+    """Where the runtime library is looked for: $TL_RUNTIME_LIB, else the wheel's tl/_lib, else a
+    source checkout's build/runtime (tl._resources.runtime_library)."""
+    from tl._resources import runtime_library
+    return runtime_library()
 
 
 def _library():
@@ -208,8 +207,9 @@ def _library():
         if _lib is None:
             path = library_path()
             if not os.path.exists(path):
-                raise TLError(f"libtl_runtime not found at {path}: run `make runtime` "
-                              f"(or set TL_RUNTIME_LIB to the library's path)")
+                raise TLError(f"libtl_runtime not found at {path}: in a source checkout run `make runtime`, "
+                              f"an installed wheel carries it in tl/_lib (reinstall tl-compiler), "
+                              f"or set TL_RUNTIME_LIB to the library's path")
             lib = ctypes.CDLL(path)
             for name, (restype, argtypes) in FUNCTIONS.items():
                 fn = getattr(lib, name)

@@ -1,4 +1,4 @@
-"""NumPy-style operators backed by the compiled operator library (``build/ops.tlpkg``).
+"""NumPy-style operators backed by the compiled operator library (a ``.tlpkg`` built from ``ops/``).
 
 Every function takes NumPy arrays (float32, float16 or ``ml_dtypes.bfloat16`` unless stated),
 allocates its result (or writes ``out=``, which must have the exact result shape and dtype) and
@@ -7,10 +7,15 @@ a copy-free reshape when the strides allow it, else through ``np.ascontiguousarr
 ``axis`` other than the last is moved with ``np.moveaxis`` (a strided view, no copy). Empty
 tensors are handled here without launching a kernel.
 
-The package is ``$TL_OPS_PACKAGE`` or ``<repo>/build/ops.tlpkg``, loaded once on first use.
+The package is loaded once on first use, found in this order (``tl._ops_package``): the path
+given to ``use_package(path)``; ``$TL_OPS_PACKAGE``; in a source checkout (editable install) only
+the checkout's ``build/ops.tlpkg`` (``make ops``); otherwise the per-user package
+``~/.cache/tl-compiler/ops-<version>.tlpkg`` (``tlc build-ops``), then the copy shipped inside the
+wheel (``tl/_data/ops.tlpkg``). ``package_path()`` says which one is used.
 ``TL_OPS_BACKEND=interp`` runs the same kernels in the NumPy reference interpreter instead.
 Errors: ``TypeError`` for a wrong dtype (naming the argument), ``ValueError`` for bad shapes or
-a max/argmax over an empty axis, ``FileNotFoundError`` when the package is missing.
+a max/argmax over an empty axis, ``FileNotFoundError`` when no package is found (naming every
+place looked at and how to build one).
 """
 from __future__ import annotations
 
@@ -28,11 +33,10 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
 
 __all__ = ["add", "sub", "mul", "div", "relu", "gelu", "silu", "sigmoid", "exp", "tanh", "cast",
            "sum", "max", "argmax", "softmax", "log_softmax", "layer_norm", "rms_norm", "transpose",
-           "matmul", "linear", "package", "bfloat16"]
+           "matmul", "linear", "package", "package_path", "use_package", "bfloat16"]
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_PACKAGE = os.path.join(_REPO, "build", "ops.tlpkg")
 _PKG = None
+_EXPLICIT: str | None = None   # use_package()'s path
 _LOCK = threading.Lock()
 
 
@@ -64,14 +68,34 @@ def package():
                     from tl._ops_registry import InterpPackage
                     _PKG = InterpPackage()
                 else:
-                    path = os.environ.get("TL_OPS_PACKAGE") or DEFAULT_PACKAGE
-                    if not os.path.exists(path):
-                        raise FileNotFoundError(
-                            f"operator package {path} not found: run `make ops` "
-                            f"(or `tlc build ops/ -t host -o build/ops.tlpkg`)")
                     import tl
-                    _PKG = tl.load(path)
+                    _PKG = tl.load(package_path())
     return _PKG
+
+
+def package_path() -> str:
+    """The path of the operator package ``tl.ops`` loads (or would load): ``use_package``'s path,
+    ``$TL_OPS_PACKAGE``, a checkout's ``build/ops.tlpkg``, the per-user package, the wheel's copy.
+    Raises FileNotFoundError naming each place looked at when none exists."""
+    from tl._ops_package import locate
+    return locate(_EXPLICIT)
+
+
+def use_package(path) -> None:
+    """Makes ``tl.ops`` load the operator package at ``path`` (str or os.PathLike) from its next call
+    on, ahead of ``$TL_OPS_PACKAGE`` and the defaults; ``use_package(None)`` goes back to them.
+    Raises FileNotFoundError when ``path`` is not a file, TypeError when it is not a path."""
+    global _EXPLICIT
+    if path is not None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"tl.ops.use_package: argument 'path' must be a str or os.PathLike, "
+                            f"got {type(path).__name__}")
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"tl.ops.use_package: argument 'path': no file {path}")
+    with _LOCK:
+        _EXPLICIT = path
+    _reset_package()
 
 
 def _reset_package() -> None:

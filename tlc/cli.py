@@ -6,6 +6,7 @@ targets) print their message without a traceback and exit with status 1 (TL_DEBU
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import time
@@ -286,6 +287,69 @@ def targets(as_json):
         for v in t["variants"]:
             click.echo(f"  {v['name']:<18} prio {v['priority']:<3} {v['status']:<11} features "
                        f"{','.join(v['features']):<52} {v['detail']}")
+
+
+# --------------------------------------------------------------------------- installed copies (wheel)
+@cli.command("build-ops")
+@click.option("-t", "--target", default="host", show_default=True,
+              help="Comma-separated targets or variants (see `tlc targets`).")
+@click.option("-o", "--out", "out", default=None, type=click.Path(dir_okay=False),
+              help="Output .tlpkg [default: the per-user package tl.ops looks for].")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Parallel compile jobs [default: TL_JOBS or CPU count].")
+@click.pass_context
+def build_ops(ctx, target, out, jobs):
+    """Build the operator library (the TL sources installed with tl-compiler) into the per-user
+    package ~/.cache/tl-compiler/ops-<version>.tlpkg, which tl.ops prefers over the copy in the wheel.
+
+    Needs a C compiler (gcc) as `tlc build` does; the build cache makes a rebuild cheap.
+
+    \b
+    Example:
+      tlc build-ops -t x86_64,aarch64
+    """
+    from tl import _resources
+    src = _resources.ops_source_dir()
+    if not os.path.isdir(src):
+        raise UserError(f"error: the operator sources are not installed (looked for {src})")
+    out = out or _resources.user_ops_package()
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    ctx.invoke(build, sources=(src,), target=target, out=out, jobs=jobs, no_cache=False, depfile=None,
+               print_ir_after_all=False, no_sources=False, quiet=False)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print as JSON.")
+@click.option("--cflags", is_flag=True, help="Print only the compiler flags for a C host (-I...).")
+@click.option("--libs", is_flag=True, help="Print only the linker flags for a C host (-L... -ltl_runtime -Wl,-rpath,...).")
+def paths(as_json, cflags, libs):
+    """Where this installation's files are: the C headers (-I), libtl_runtime.so, the operator
+    sources and the operator package tl.ops loads (or why none is found).
+
+    \b
+    Example (a C host against an installed wheel, as pkg-config would give it):
+      cc -std=c11 app.c $(tlc paths --cflags --libs) -o app
+    """
+    import shlex
+    from tl import _resources
+    from tl._ops_package import locate
+    if cflags or libs:
+        libdir = os.path.dirname(_resources.runtime_library())
+        flags = [f"-I{_resources.include_dir()}"] if cflags else []
+        flags += [f"-L{libdir}", "-ltl_runtime", f"-Wl,-rpath,{libdir}"] if libs else []
+        click.echo(" ".join(shlex.quote(f) for f in flags))
+        return
+    try:
+        ops_pkg = locate()
+    except FileNotFoundError as e:
+        ops_pkg = f"none ({e})"
+    data = {"include": _resources.include_dir(), "runtime_library": _resources.runtime_library(),
+            "ops_sources": _resources.ops_source_dir(), "ops_package": ops_pkg,
+            "checkout": _resources.checkout_root()}
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+        return
+    for k, v in data.items():
+        click.echo(f"{k}: {v}")
 
 
 def main(argv=None) -> int:

@@ -63,3 +63,14 @@ def test_cache_dir_from_env(monkeypatch, tmp_path):
     assert config.cache_dir() == tmp_path / "c"
     monkeypatch.delenv("TL_CACHE_DIR")
     assert config.cache_dir().parts[-2:] == (".cache", "tl-compiler")
+
+
+def test_key_names_the_abi_include_dir_not_where_it_lies(monkeypatch, tmp_path):
+    """Checkouts in other places, a wheel build's sdist directory and an installed wheel share
+    entries: the -I of the ABI headers is keyed by a placeholder (their content is in compiler_hash)."""
+    base = key()
+    moved = tmp_path / "site-packages" / "tl" / "include"
+    monkeypatch.setattr(cache, "include_dir", lambda: str(moved))
+    flags = [f if not f.startswith("-I") else f"-I{moved}" for f in build.cflags(V0, "u")]
+    assert key(flags=flags) == base
+    assert key(flags=[*flags, "-I/other/include"]) != base

@@ -21,7 +21,10 @@ from tlc import config
 from tlc.errors import PackageError
 from tlc.target import Variant
 
-INCLUDE_DIR = Path(__file__).resolve().parents[2] / "libtl_runtime" / "include"
+from tl._resources import include_dir
+
+# the bundle ABI headers: a source checkout's libtl_runtime/include, or tl/include in a wheel
+INCLUDE_DIR = Path(include_dir())
 # -fno-strict-aliasing: the workspace is reused by tiles of different dtypes (memory planning) and
 # tiles are bit-copied through float words, so type-based alias analysis would be unsound here
 # (it reordered an int32 tile's reload above the float-typed copy that produced it at -O2)

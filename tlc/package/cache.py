@@ -26,23 +26,24 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+from tl._resources import include_dir
 from tlc.target import Variant
 
 LAYOUT = "v1"
 _TLC_ROOT = Path(__file__).resolve().parents[1]
-_ABI_DIR = _TLC_ROOT.parent / "libtl_runtime" / "include" / "tl"
+_ABI_DIR = Path(include_dir()) / "tl"   # libtl_runtime/include/tl, or tl/include/tl in a wheel
 
 
 @functools.lru_cache(maxsize=1)
 def compiler_hash() -> str:
     """SHA-256 over the tlc package's sources (*.py, templates) and the bundle ABI headers."""
     h = hashlib.sha256()
-    files = [p for p in _TLC_ROOT.rglob("*") if p.is_file() and p.suffix in (".py", ".j2", ".h", ".c", ".json")
-             and "__pycache__" not in p.parts]
-    if _ABI_DIR.is_dir():
-        files += [p for p in _ABI_DIR.glob("*.h")]
-    for p in sorted(files):
-        h.update(str(p.relative_to(_TLC_ROOT.parent)).encode() + b"\0")
+    files = [(str(p.relative_to(_TLC_ROOT.parent)), p) for p in _TLC_ROOT.rglob("*")
+             if p.is_file() and p.suffix in (".py", ".j2", ".h", ".c", ".json") and "__pycache__" not in p.parts]
+    if _ABI_DIR.is_dir():   # named as in the checkout, so a wheel's tlc hashes (and hits) the same
+        files += [(f"libtl_runtime/include/tl/{p.name}", p) for p in _ABI_DIR.glob("*.h")]
+    for name, p in sorted(files, key=lambda f: Path(f[0])):   # Path order, as the keys always had
+        h.update(name.encode() + b"\0")
         h.update(hashlib.sha256(p.read_bytes()).digest())
     return h.hexdigest()
 
@@ -53,9 +54,15 @@ def _digest(obj) -> str:
 
 def object_key(source: bytes, variant: Variant, unit: str, cc_version: str, flags: list[str],
                options: dict | None = None) -> str:
-    """Key of one (TL file, variant) object. ``options``: anything else that changes the output."""
+    """Key of one (TL file, variant) object. ``options``: anything else that changes the output.
+
+    The ``-I`` of the bundle ABI headers is keyed by name, not by where they lie: their content is in
+    compiler_hash, so checkouts in different places, the sdist's build directory of a wheel build and
+    an installed wheel share cache entries."""
+    include = f"-I{include_dir()}"
+    flags = ["-I<tl-include>" if f == include else f for f in flags]
     return _digest({"layout": LAYOUT, "tl": hashlib.sha256(source).hexdigest(), "tlc": compiler_hash(),
-                    "variant": asdict(variant), "unit": unit, "cc": cc_version, "flags": list(flags),
+                    "variant": asdict(variant), "unit": unit, "cc": cc_version, "flags": flags,
                     "options": options or {}})
 
 
