@@ -77,7 +77,8 @@ def open_vector(e: KernelEmitter, t: TensorRef, shape, tile: Tile, mask: Tile, c
     e.line(f"const int32_t* const mr = {mask.name} + {lin};")
     j = e.fresh("j")
     e.open(f"for (int64_t {j} = 0; {j} < {S}; {j} += TL_L)")
-    e.line(f"const int64_t n = tl_lanes({S} - {j});")
+    # whole vectors when the row is a multiple of the lanes: n is then a constant for the compiler
+    e.line("const int64_t n = TL_L;" if S % e.lanes == 0 else f"const int64_t n = tl_lanes({S} - {j});")
     e.line(f"{'const ' if load else ''}{T}* const p = ({'const ' if load else ''}{T}*)"
            f"(base + (uintptr_t)({j} * (int64_t)sizeof({T})));")
     e.line(f"tl_vi m = tl_ld_i(mr + {j}, n) != 0;")
