@@ -1,5 +1,6 @@
 """Performance warnings (tlc/lower/passes/lint.py) through the real frontend, `tlc compile` and
-`tlc build`: a masked load/store warns at its location with a caret and its lane count, once per
+`tlc build`: a masked load/store warns at its location with a caret and its lane count (and, for
+int8/bool data, that each lane is tested on its own), once per
 location however many instances or variants reach it; an unmasked kernel gets none; no ops/
 kernel draws one."""
 import glob
@@ -62,16 +63,24 @@ def test_masked_load_and_store_warn_once_with_lane_counts(tmp_path):
     ws = driver.lint(driver.parse(path), "ops/k.py")
     sites = _sites("\n".join(ws))
     assert [(f, l, c) for f, l, c, _ in sites] == [("ops/k.py", 8, 9), ("ops/k.py", 9, 5)]
-    assert "masked tl.load tests each of its 1024 or 8192 lanes (by instance) one at a time in every program" in ws[0]
+    assert "masked tl.load computes and applies a mask of 1024 or 8192 lanes (by instance) in every program" in ws[0]
+    assert "as costly as a tl.where" in ws[0]
     assert "masked tl.store" in ws[1] and "v = tl.load(x + (r, 0), (1, BLOCK), mask=mask)" in ws[0]
     assert "drop the mask when it only guards the edge" in ws[0] and "64-256 lanes" in ws[0]
+
+
+def test_masked_int8_access_says_each_lane_is_tested(tmp_path):
+    """int8/bool masked accesses keep the per-element path (tlc/emit_c/masked.py covers wider dtypes)."""
+    ws = driver.lint(driver.parse(_write(tmp_path, MASKED.replace("tl.float32", "tl.int8"))))
+    assert len(ws) == 2 and "masked tl.load of int8 tests each of its 1024 or 8192 lanes (by instance) one at a time" in ws[0]
+    assert "masked tl.store of int8 tests each" in ws[1]
 
 
 def test_mask_in_a_loop_says_every_iteration(tmp_path):
     src = LOOPED.replace("tl.load(x + (r, c), (1, BLOCK))\n    s",
                          "tl.load(x + (r, c), (1, BLOCK), mask=acc == acc)\n    s")
     ws = driver.lint(driver.parse(_write(tmp_path, src)))
-    assert len(ws) == 1 and "its 64 lanes one at a time on every iteration" in ws[0]
+    assert len(ws) == 1 and "a mask of 64 lanes on every iteration" in ws[0]
     assert ws[0].startswith(f"{tmp_path / 'k.py'}:9:21: warning: ")
 
 

@@ -75,7 +75,8 @@ def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) ->
                h2f=isa_tables.entry(variant.isa, "h2f", a="h"),
                f2h=isa_tables.entry(variant.isa, "f2h", a="f"),
                f2i=isa_tables.entry(variant.isa, "f2i", a="a"),
-               f2l=isa_tables.entry(variant.isa, "f2l", a="a"))
+               f2l=isa_tables.entry(variant.isa, "f2l", a="a"),
+               masked={k: isa_tables.entry(variant.isa, k, a="p", b="m", c="v") for k in isa_tables.MASKED})
     prelude = _ENV.get_template("prelude.j2").render(**ctx)
     vmath = _ENV.get_template("vmath.j2").render(**ctx)
     kctx = [_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels]

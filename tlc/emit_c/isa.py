@@ -28,6 +28,13 @@ ISA: dict[str, dict[str, object]] = {
         "sqrt": "((tl_vf)_mm512_sqrt_ps((__m512)({a})))",
         "h2f": "((tl_vf)_mm512_cvtph_ps((__m256i)({a})))",
         "f2h": "((tl_vh)_mm512_cvtps_ph((__m512)({a}), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))",
+        # masked-off lanes are neither read nor written, and do not fault (mask registers)
+        "mldz_f": "((tl_vf)_mm512_maskz_loadu_ps(_mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), {a}))",
+        "mldz_i": "((tl_vi)_mm512_maskz_loadu_epi32(_mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), {a}))",
+        "mldz_h": "((tl_vh)_mm256_maskz_loadu_epi16(_mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), {a}))",
+        "mst_f": "_mm512_mask_storeu_ps({a}, _mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), (__m512)({c}))",
+        "mst_i": "_mm512_mask_storeu_epi32({a}, _mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), (__m512i)({c}))",
+        "mst_h": "_mm256_mask_storeu_epi16({a}, _mm512_test_epi32_mask((__m512i)({b}), (__m512i)({b})), (__m256i)({c}))",
     },
     "avx2": {
         "includes": ("<immintrin.h>",),
@@ -38,6 +45,11 @@ ISA: dict[str, dict[str, object]] = {
         "sqrt": "((tl_vf)_mm256_sqrt_ps((__m256)({a})))",
         "h2f": "((tl_vf)_mm256_cvtph_ps((__m128i)({a})))",
         "f2h": "((tl_vh)_mm256_cvtps_ph((__m256)({a}), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC))",
+        # vmaskmov (32-bit lanes only): masked-off lanes are not accessed and do not fault
+        "mldz_f": "((tl_vf)_mm256_maskload_ps({a}, (__m256i)({b})))",
+        "mldz_i": "((tl_vi)_mm256_maskload_epi32((const int*)({a}), (__m256i)({b})))",
+        "mst_f": "_mm256_maskstore_ps({a}, (__m256i)({b}), (__m256)({c}))",
+        "mst_i": "_mm256_maskstore_epi32((int*)({a}), (__m256i)({b}), (__m256i)({c}))",
     },
     "sse2": {
         "includes": ("<immintrin.h>",),
@@ -110,6 +122,15 @@ REQUIRED = ("includes", "lanes", "splat_f", "splat_i", "fma", "sqrt", "h2f", "f2
 # int32 / int64 lanes rounding toward zero (the prelude's tl_v_f2i / tl_v_f2l, used by casts and
 # floor/ceil); out-of-range and NaN lanes give what the ISA's conversion gives
 DEFAULTS = {"f2i": "__builtin_convertvector({a}, tl_vi)", "f2l": "__builtin_convertvector({a}, tl_vl)"}
+# masked lane loads (mldz_<s>: {a} pointer, {b} tl_vi mask of -1/0; masked-off lanes give 0) and
+# stores (mst_<s>: {a} pointer, {c} lanes, {b} mask) of float32 (f), int32 (i), int64 (l) and
+# 16-bit (h: float16/bfloat16 bits) elements, used by masked tl.load/tl.store. A masked-off lane
+# must not be read or written (it may lie outside any allocation), so an entry must be a masked
+# instruction that suppresses faults on such lanes. Default: the prelude's lane loops (a test per
+# lane; the store writes the whole vector when every lane is set).
+MASKED = tuple(f"{op}_{s}" for op in ("mldz", "mst") for s in "filh")
+DEFAULTS.update({f"mldz_{s}": f"tl_mldz_lanes_{s}({{a}}, {{b}})" for s in "filh"})
+DEFAULTS.update({f"mst_{s}": f"tl_mst_lanes_{s}({{a}}, {{c}}, {{b}})" for s in "filh"})
 
 
 def table(isa: str) -> dict[str, object]:

@@ -1,10 +1,12 @@
 """``load`` and ``store``: tiles <-> strided tensors.
 
-Each emits one runtime test "is the whole tile inside the tensor on every checked axis (and no
-mask)"; when true a fast path copies rows (stride-1 rows with vector loads), else, without a mask,
-the in-bounds sub-box is copied by the same rows after loads fill the tile with ``other`` (0 when
-absent), and with a mask a per-element path tests each checked axis and the mask lane and reads
-``other`` or drops the lane. Addresses are formed only for valid lanes; all index math is int64 (docs/semantics.md#c-01).
+Without a mask each emits one runtime test "is the whole tile inside the tensor on every checked
+axis"; when true a fast path copies rows (stride-1 rows with vector loads), else the in-bounds
+sub-box is copied by the same rows after loads fill the tile with ``other`` (0 when absent). With
+a mask, tlc/emit_c/masked.py moves stride-1 rows of float32/int32/int64/float16/bfloat16 by
+vectors (masked instructions where the ISA has them); otherwise (another stride at run time, int8
+or bool data) a per-element path tests each checked axis and the mask lane and reads ``other`` or
+drops the lane. Element addresses are formed only for valid lanes; all index math is int64 (docs/semantics.md#c-01).
 Conversions: float16/bfloat16 -> float32 exact; float32 -> float16/bfloat16 round to nearest
 even (NaN stays NaN); int32 -> int8 wraps; bool stores 1 for any nonzero lane.
 """
@@ -235,7 +237,12 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
     other = e.scalar(rest.pop(0)) if op.attr("has_other", False) else "0"
     out = e.result_tile(op)
     checked = _checked(op, len(shape))
-    fast = "0" if mask is not None else _in_bounds(t, shape, checked)
+    if mask is not None:
+        _masked(e, t, shape, out, checked, mask, other, True, lambda idx, lin, valid: (
+            f"{out.name}[{lin}] = ({valid}) ? "
+            f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});"))
+        return
+    fast = _in_bounds(t, shape, checked)
     from tlc.emit_asm import gemm_bf16
     gather = gather_b_loads(e).get(id(op))
     # a dot's B (or a bf16 microkernel dot's A or B): in bounds with unit inner stride -> no copy
@@ -270,10 +277,7 @@ def emit_load(e: KernelEmitter, op: ir.Op) -> None:
         e.__dict__["dot_b_src"][id(op)] = (src, ld)
     else:
         e.open(f"if ({fast})")
-    _fast_then_edges(e, t, shape, out, checked, mask, load=True, fill=f"({out.ctype})({other})",
-                     stmt=lambda idx, lin, valid: (
-        f"{out.name}[{lin}] = ({valid}) ? "
-        f"{_LOAD[t.dtype].format(f'{t.data}[{_addr(t, idx)}]')} : ({out.ctype})({other});"))
+    _fast_then_edges(e, t, shape, out, checked, load=True, fill=f"({out.ctype})({other})")
 
 
 def emit_store(e: KernelEmitter, op: ir.Op) -> None:
@@ -286,10 +290,29 @@ def emit_store(e: KernelEmitter, op: ir.Op) -> None:
     shape = tuple(val.type.shape)
     mask = e.tile(op.operands[2]) if op.attr("has_mask", False) else None
     checked = _checked(op, len(shape))
-    fast = "0" if mask is not None else _in_bounds(t, shape, checked)
-    e.open(f"if ({fast})")
-    _fast_then_edges(e, t, shape, val, checked, mask, load=False, stmt=lambda idx, lin, valid: (
-        f"if ({valid}) {t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};"))
+    if mask is not None:
+        _masked(e, t, shape, val, checked, mask, None, False, lambda idx, lin, valid: (
+            f"if ({valid}) {t.data}[{_addr(t, idx)}] = {_STORE[t.dtype].format(f'{val.name}[{lin}]')};"))
+        return
+    e.open(f"if ({_in_bounds(t, shape, checked)})")
+    _fast_then_edges(e, t, shape, val, checked, load=False)
+
+
+def _masked(e: KernelEmitter, t: TensorRef, shape, tile: Tile, checked, mask: Tile, other: str | None,
+            load: bool, stmt) -> None:
+    """A masked access: by vectors where :mod:`tlc.emit_c.masked` applies (unit inner stride at run
+    time), else (and for a non-unit stride) one element at a time, whose statement
+    ``stmt(idx, lin, valid)`` returns (``valid`` is the lane's bounds-and-mask condition)."""
+    from tlc.emit_c import masked
+    vec = masked.applies(t, tile, mask, shape)
+    if vec:
+        masked.open_vector(e, t, shape, tile, mask, checked, other, load)
+    idx, lin = _loops(e, shape)
+    e.line(stmt(idx, lin, _lane_valid(t, idx, checked, mask, lin)))
+    for _ in idx:
+        e.close()
+    if vec:
+        e.close()
 
 
 def _edge_box(e: KernelEmitter, t: TensorRef, shape, checked) -> tuple[list[str], list[str]]:
@@ -321,27 +344,18 @@ def _fill(e: KernelEmitter, buf: Tile, n: int, value: str) -> None:
     e.close()
 
 
-def _fast_then_edges(e: KernelEmitter, t: TensorRef, shape, buf, checked, mask, load: bool, stmt,
+def _fast_then_edges(e: KernelEmitter, t: TensorRef, shape, buf, checked, load: bool,
                      fill: str | None = None) -> None:
-    """Finishes an ``if (<tile in bounds>) {`` opened by the caller: the unmasked row copy, then
-    ``} else {`` the edge path: without a mask, ``fill`` (loads) and a row copy of the in-bounds
-    sub-box (so a 1-element tile of a 256-lane load costs one lane, not 256 tests); with a mask,
-    the per-element path over ``shape``, whose statement ``stmt(idx, lin, valid)`` returns
-    (``valid`` is the lane's bounds-and-mask condition). Closes every block it opened."""
-    if mask is None:
-        _fast_rows(e, t, shape, buf, load=load)
+    """Finishes an ``if (<tile in bounds>) {`` opened by the caller: the row copy, then
+    ``} else {`` the edge path: ``fill`` (loads) and a row copy of the in-bounds sub-box (so a
+    1-element tile of a 256-lane load costs one lane, not 256 tests). Closes every block it opened."""
+    _fast_rows(e, t, shape, buf, load=load)
     e.close("} else {")
     e.depth += 1
-    if mask is None and shape:
+    if shape:
         # partly outside: `fill` everywhere (loads), then the in-bounds sub-box by rows
         box = _edge_box(e, t, shape, checked)
         if load:
             _fill(e, buf, int(__import__("math").prod(shape)), fill)
         _fast_rows(e, t, shape, buf, load=load, box=box)
-        e.close()
-        return
-    idx, lin = _loops(e, shape)
-    e.line(stmt(idx, lin, _lane_valid(t, idx, checked, mask, lin)))
-    for _ in idx:
-        e.close()
     e.close()

@@ -1,10 +1,15 @@
 """Performance warnings: kernel code that is correct but slow on a CPU (not a pass: it reads a
 module and returns :class:`tlc.errors.CompileWarning` values; the IR is unchanged).
 
-masked-access  a ``tl.load``/``tl.store`` with ``mask=``. The emitter (tlc/emit_c/memory.py)
-               copies an unmasked tile by whole vector rows, edge tiles included, but tests a
-               masked one lane by lane, every lane, every time: a Triton-style ``mask=offs < n``
-               over an 8192-lane block is many times slower than the same loop in 64-lane tiles.
+masked-access  a ``tl.load``/``tl.store`` with ``mask=``. The emitter copies an unmasked tile
+               by whole vector rows, edge tiles included. A masked one of float32, int32,
+               int64, float16 or bfloat16 with a unit inner stride goes by vectors too
+               (tlc/emit_c/masked.py: a select, or a masked store), but its mask is a tile
+               computed on every iteration (an arange, an add and a compare): a Triton-style
+               ``mask=offs < n`` that only repeats the bounds check costs about what a
+               ``tl.where`` does, several times the unmasked copy. A masked access of int8 or
+               bool data (or of a view with a non-unit inner stride, which the lint cannot see)
+               tests each lane on its own, every time.
 large-tile     a tile of more than :data:`LARGE_TILE_BYTES` bytes (in its compute dtype: 4 bytes
                a lane for float16/bfloat16/int8/bool) loaded or made in a kernel without
                ``tl.dot``: it lives in the per-program workspace and each elementwise step
@@ -26,6 +31,8 @@ from tlc.lower import ir
 
 LARGE_TILE_BYTES = 16 * 1024    # the largest tile of a kernel without tl.dot in ops/
 NOWARN = "# tlc: nowarn"
+# tensor dtypes whose masked accesses tlc/emit_c/masked.py leaves to the per-element path
+_ELEMENT_DTYPES = ("int8", "bool")
 
 _MASK_ADVICE = ("TL loads and stores are already safe at the tensor's edge (lanes outside it read "
                 "`other`, or 0, and stores drop them): drop the mask when it only guards the edge; "
@@ -57,7 +64,7 @@ def check(module: ir.Module) -> list[CompileWarning]:
     """The performance warnings of a parsed (or lowered) module, in source order: each masked
     load/store, and for each kernel without a masked one and without ``tl.dot`` its first tile
     over :data:`LARGE_TILE_BYTES`."""
-    masked: dict[ir.Loc, tuple[str, list[int], bool]] = {}
+    masked: dict[ir.Loc, tuple[str, list[int], bool, str]] = {}
     large: dict[ir.Loc, list[int]] = {}
     for k in module.kernels:
         ops = list(_walk(k.body, False))
@@ -65,7 +72,9 @@ def check(module: ir.Module) -> list[CompileWarning]:
                 and op.attr("has_mask", False)]
         for op, in_loop in mine:
             shape = op.attr("shape") if op.opcode == "load" else op.operands[1].type.shape
-            masked.setdefault(op.loc, (op.opcode, [], in_loop))[1].append(math.prod(shape))
+            dtype = getattr(op.operands[0].type, "dtype", None)
+            masked.setdefault(op.loc, (op.opcode, [], in_loop, getattr(dtype, "name", str(dtype))))[1].append(
+                math.prod(shape))
         if mine or any(op.opcode == "dot" for op, _ in ops):
             continue
         for op, _ in ops:
@@ -75,12 +84,17 @@ def check(module: ir.Module) -> list[CompileWarning]:
                 large.setdefault(op.loc, []).append(op.type.numel * op.type.dtype.compute.itemsize)
                 break
     out = []
-    for loc, (what, counts, in_loop) in masked.items():
+    for loc, (what, counts, in_loop, dtype) in masked.items():
         if not _silenced(loc):
             each = "on every iteration" if in_loop else "in every program"
-            out.append(CompileWarning(
-                f"masked tl.{what} tests each of its {_lane_text(counts)} one at a time {each} (an "
-                f"unmasked tile is copied by vector rows, edges included)", loc, notes=(f"note: {_MASK_ADVICE}",)))
+            if dtype in _ELEMENT_DTYPES:
+                text = (f"masked tl.{what} of {dtype} tests each of its {_lane_text(counts)} one at a time "
+                        f"{each} (masks on {dtype} data are not vectorised; an unmasked tile is copied by "
+                        f"vector rows, edges included)")
+            else:
+                text = (f"masked tl.{what} computes and applies a mask of {_lane_text(counts)} {each} (as "
+                        f"costly as a tl.where; an unmasked tile is a plain vector row copy, edges included)")
+            out.append(CompileWarning(text, loc, notes=(f"note: {_MASK_ADVICE}",)))
     for loc, sizes in large.items():
         if not _silenced(loc):
             kb = " or ".join(f"{x} KB" for x in sorted({(s + 1023) // 1024 for s in sizes}))
