@@ -545,10 +545,11 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         axes = (0,) + tuple(range(2, x.ndim))
         v, m = var_mean(x, axes, dtype=f32)
         cnt = x.size // c
-        if running_mean is not None:   # float32 update, one rounding into the running buffers' dtype
-            running_mean[...] = (np.asarray(running_mean, f32) * f32(1 - momentum) + m * f32(momentum))
-            vu = v * f32(cnt / builtins.max(cnt - 1, 1))
-            running_var[...] = (np.asarray(running_var, f32) * f32(1 - momentum) + vu * f32(momentum))
+        if running_mean is not None:   # C values: float64 (as PyTorch's CPU update), one rounding into the buffers
+            f64 = np.float64
+            running_mean[...] = momentum * np.asarray(m, f64) + (1 - momentum) * np.asarray(running_mean, f64)
+            vu = np.asarray(v, f64) * (cnt / builtins.max(cnt - 1, 1))
+            running_var[...] = momentum * vu + (1 - momentum) * np.asarray(running_var, f64)
     else:
         m, v = np.asarray(running_mean, f32), np.asarray(running_var, f32)
     # per-channel alpha, beta in float32 (C values: NumPy is fine here)
