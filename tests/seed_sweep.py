@@ -119,12 +119,14 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, default=100)
     ap.add_argument("--base", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--log-dir", default=None, help="where the shards' logs go (default: a new temporary folder)")
     ap.add_argument("pytest_args", nargs=argparse.REMAINDER)
     a = ap.parse_args(argv)
     jobs = max(1, min(a.jobs, a.seeds))
     per = [a.seeds // jobs + (j < a.seeds % jobs) for j in range(jobs)]
     starts = [a.base + sum(per[:j]) for j in range(jobs)]
-    tmp = tempfile.mkdtemp(prefix="tl-seed-sweep-")
+    tmp = a.log_dir or tempfile.mkdtemp(prefix="tl-seed-sweep-")
+    os.makedirs(tmp, exist_ok=True)
     env = dict(os.environ)
     if jobs > 1 and env.get("TL_OPS_BACKEND", "").lower() != "interp":   # build once, before the shards
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
