@@ -50,6 +50,18 @@ test: ops
 test-slow: ops
 	$(PY) -m pytest -q -m slow tests
 
+# Seed sweep (not part of `make test`): every test taking the rng_seed fixture, SEEDS seeds each
+# (SEED_BASE, +1, ...), split over SEED_JOBS pytest processes (tests/seed_sweep.py); ends with the
+# failing (test, seed) pairs. e.g. make test-seeds SEEDS=300 SEED_JOBS=16 SEED_ARGS="-k float16"
+SEEDS ?= 100
+SEED_BASE ?= 1
+SEED_JOBS ?= 1
+SEED_TESTS ?= tests/ops
+SEED_ARGS ?=
+.PHONY: test-seeds
+test-seeds: ops
+	$(PY) tests/seed_sweep.py --seeds $(SEEDS) --base $(SEED_BASE) --jobs $(SEED_JOBS) $(SEED_TESTS) $(SEED_ARGS)
+
 clean:
 	rm -rf $(BUILD) $(VENV)
 

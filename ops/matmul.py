@@ -1,6 +1,6 @@
 """Batched matmul: c[z] = a[z] @ b[z] with float32 accumulation and float32 output.
 
-``a``: (B, M, K), ``b``: (B, K, N) of dtype DT (float32 or bfloat16), ``c``: (B, M, N) float32;
+``a``: (B, M, K), ``b``: (B, K, N) of dtype DT (float32, float16 or bfloat16), ``c``: (B, M, N) float32;
 any strides (a zero batch stride broadcasts). Grid (cdiv(M, BM), cdiv(N, BN), B); each program
 computes a BM x BN tile of c (256 x 128), stepping K by BK = 128 (the K tail reads zeros); the
 ``dot`` is emitted with the target's assembly microkernel (tlc/emit_asm) where it has one.
@@ -14,7 +14,10 @@ as often per FMA (Zen 5, 1 thread, same-run A/B against the wide tiles, medians:
 2048, within noise at 4096); ``tl.ops.matmul`` uses it from 1024 rows where 512-row tiles waste no
 more rows than 256-row ones. Instances:
 ``matmul__DT_float32``, ``matmul__DT_bfloat16``, ``matmul_big__BM_256__BN_256__DT_float32`` (wide),
-``matmul_big__BM_512__BN_128__DT_float32`` (tall).
+``matmul_big__BM_512__BN_128__DT_float32`` (tall). float16 (``matmul``, ``matmul_rows``, ``matmul_big``
+with ``DT_float16``): tiles load as float32 lanes (F16C ``vcvtph2ps`` on x86 AVX2/AVX-512, exact), then
+the float32 microkernel runs unchanged, so a float16 product is the float32 product of the exactly
+widened inputs (float32 accumulation, the one rounding is the caller's cast of c).
 ``matmul_gemv`` (float32, BN in {1024, 2048, 4096}: ``matmul_gemv__BN_2048``, ...) is one row of c
 and BN columns per program for memory-bound products with M == 1: its x86 ``dot`` reads B in place
 in passes of 4 rows across all BN columns (tlc/emit_asm/templates/gemm_row_stream.j2), 4 long
@@ -41,7 +44,7 @@ def matmul_tile(a, b, c, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
 
 
 @tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 128), c.shape[0]),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.bfloat16)])
+           specializations=[dict(DT=tl.float32), dict(DT=tl.bfloat16), dict(DT=tl.float16)])
 def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
            DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 128,
            BK: tl.constexpr = 128):
@@ -50,9 +53,7 @@ def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3)
 
 
 @tl.kernel(grid=lambda a, b, c, BM: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], 256), c.shape[0]),
-           specializations=[dict(DT=tl.float32, BM=1), dict(DT=tl.float32, BM=8), dict(DT=tl.float32, BM=16),
-                            dict(DT=tl.float32, BM=32),
-                            dict(DT=tl.float32, BM=128)])
+           specializations=dict(DT=[tl.float32, tl.float16], BM=[1, 8, 16, 32, 128]))
 def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 8, BN: tl.constexpr = 256,
                 BK: tl.constexpr = 256):
@@ -69,7 +70,8 @@ def matmul_gemv(a: tl.tensor(tl.float32, 3), b: tl.tensor(tl.float32, 3), c: tl.
 
 
 @tl.kernel(grid=lambda a, b, c, BM, BN: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], BN), c.shape[0]),
-           specializations=[dict(DT=tl.float32, BM=256, BN=256), dict(DT=tl.float32, BM=512, BN=128)])
+           specializations=[dict(DT=tl.float32, BM=256, BN=256), dict(DT=tl.float32, BM=512, BN=128),
+                            dict(DT=tl.float16, BM=256, BN=256), dict(DT=tl.float16, BM=512, BN=128)])
 def matmul_big(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
                DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 256,
                BK: tl.constexpr = 128):

@@ -9,7 +9,8 @@ row_var      float32/float16/bfloat16: mean (R,) and var (R,) = sum((x - mean)^2
              two passes around a row shift (no E[x^2] - E[x]^2 cancellation, docs/semantics.md#c-14).
 row_cumsum   float32/float16/bfloat16 (float32 running sum) and int32/int64: out[i, j] =
              sum_{k <= j} x[i, k], strictly left to right (one column per step).
-Instances: ``<kernel>__DT_<dt>``.
+Instances: ``<kernel>__DT_<dt>``; row_var ``row_var__DT_<dt>__OT_<ot>`` writes mean and var as OT
+(DT, or float32 for a float16/bfloat16 x: the statistics unrounded, for batch norm).
 """
 import tl
 
@@ -27,9 +28,12 @@ def row_prod(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
 
 
 @tl.kernel(grid=lambda x, mean, var, corr: (tl.cdiv(x.shape[0], 4),),
-           specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def row_var(x: tl.tensor(DT, 2), mean: tl.tensor(DT, 1), var: tl.tensor(DT, 1), corr: tl.float32,
-            DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
+           specializations=[dict(DT=tl.float32, OT=tl.float32), dict(DT=tl.float16, OT=tl.float16),
+                            dict(DT=tl.bfloat16, OT=tl.bfloat16), dict(DT=tl.float16, OT=tl.float32),
+                            dict(DT=tl.bfloat16, OT=tl.float32)])
+def row_var(x: tl.tensor(DT, 2), mean: tl.tensor(OT, 1), var: tl.tensor(OT, 1), corr: tl.float32,
+            DT: tl.constexpr = tl.float32, OT: tl.constexpr = tl.float32, BR: tl.constexpr = 4,
+            BLOCK: tl.constexpr = 256):
     """mean[i], var[i] of row i (var divides by N - corr)."""
     r = tl.program_id(0) * BR
     n = x.shape[1]
@@ -46,8 +50,8 @@ def row_var(x: tl.tensor(DT, 2), mean: tl.tensor(DT, 1), var: tl.tensor(DT, 1), 
         t = tl.load(x + (r, c), (BR, BLOCK)).to(tl.float32)
         d = tl.where((cols + c < n)[None, :], (t - shift) - dm, 0.0)
         acc2 = acc2 + d * d
-    tl.store(mean + (r,), tl.reshape(shift + dm, (BR,)).to(DT))
-    tl.store(var + (r,), (tl.sum(acc2, axis=1) / (nf - corr)).to(DT))
+    tl.store(mean + (r,), tl.reshape(shift + dm, (BR,)).to(OT))
+    tl.store(var + (r,), (tl.sum(acc2, axis=1) / (nf - corr)).to(OT))
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 8),),

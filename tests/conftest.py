@@ -1,6 +1,9 @@
 """Fixtures shared by every test directory."""
 import pytest
 
+from seed_sweep import (pytest_addoption, pytest_collection_modifyitems, pytest_configure,  # noqa: F401
+                        pytest_generate_tests, pytest_runtest_logreport, pytest_terminal_summary)
+
 
 @pytest.fixture
 def tl_build(tmp_path):

@@ -2,14 +2,15 @@
 addcdiv, nan_to_num, isfinite, masked_fill.
 
 Inputs broadcast like NumPy; float dtypes float32/float16/bfloat16 unless stated. Each op is a
-few elementwise kernel launches (one rounding per primitive, as PyTorch's eager CPU kernels
-round per step within a few ulp). Errors: the primitives' TypeError/ValueError naming the argument.
+few elementwise kernel launches; lerp, addcmul and addcdiv compute in float32 for
+float16/bfloat16 and round once (tl/_opmath.py, as PyTorch's CPU kernels do). Errors: the primitives' TypeError/ValueError naming the argument.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from tl import ops as _o
+from tl._opmath import opmath
 
 
 def square(x):
@@ -18,6 +19,7 @@ def square(x):
     return _o.mul(x, x)
 
 
+@opmath
 def lerp(start, end, weight):
     """start + weight * (end - start), computed as end - (end - start) * (1 - weight) where
     weight >= 0.5 (torch.lerp's form: exact at weight = 0 and weight = 1)."""
@@ -29,12 +31,14 @@ def lerp(start, end, weight):
     return _o.where(_o.less(_o.abs(w), np.asarray(0.5, a.dtype)), lo, hi)
 
 
+@opmath
 def addcmul(x, t1, t2, value: float = 1.0):
     """x + value * t1 * t2."""
     x = np.asarray(x)
     return _o.add(x, _o.mul(_o.mul(np.asarray(t1), np.asarray(value, x.dtype)), t2))
 
 
+@opmath
 def addcdiv(x, t1, t2, value: float = 1.0):
     """x + value * t1 / t2."""
     x = np.asarray(x)

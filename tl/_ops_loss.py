@@ -14,11 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from tl import ops as _o
+from tl._opmath import opmath
 from tl import _ops_ew as ew
 from tl._ops_data import gather, gather_elements
 from tl._ops_reduce import reduce_sum
 
 
+@opmath
 def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduction: str = "mean"):
     """Negative log-likelihood loss.
 
@@ -89,6 +91,7 @@ def _pair(x, y, op):
     return x, y
 
 
+@opmath
 def mse_loss(input, target, reduction: str = "mean"):
     """(input - target)^2, reduced."""
     x, y = _pair(input, target, "mse_loss")
@@ -102,6 +105,7 @@ def l1_loss(input, target, reduction: str = "mean"):
     return _reduce(_o.abs(_o.sub(x, y)), reduction, "l1_loss")
 
 
+@opmath
 def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target; beta = 0 is L1)."""
     x, y = _pair(input, target, "smooth_l1_loss")
@@ -116,6 +120,7 @@ def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     return _reduce(_o.where(_o.less(a, b), quad, lin), reduction, "smooth_l1_loss")
 
 
+@opmath
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta)."""
     x, y = _pair(input, target, "huber_loss")
@@ -128,6 +133,7 @@ def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     return _reduce(_o.where(_o.less_equal(a, dl), quad, lin), reduction, "huber_loss")
 
 
+@opmath
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     """-(y log p + (1 - y) log(1 - p)) * weight, each log clamped at -100 like torch.
     Errors: ValueError when a probability lies outside [0, 1]."""
@@ -143,6 +149,7 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
+@opmath
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean", pos_weight=None):
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x), the stable form of BCE on sigmoid(x)."""
     x, y = _pair(input, target, "binary_cross_entropy_with_logits")
@@ -155,6 +162,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str 
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
+@opmath
 def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
     """target * (log target - input) (0 where target = 0), or exp(t) (t - input) with
     log_target; reduction also "batchmean" (sum / input.shape[0])."""

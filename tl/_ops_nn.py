@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from tl import ops as _o
+from tl._opmath import opmath
 from tl import _ops_ew as ew
 from tl._ops_data import contiguous, copy_into, pad, gather, full
 from tl._ops_reduce import reduce_sum, var_mean, amax, mean
@@ -82,48 +83,54 @@ def _conv_args(op, x, weight, bias, groups, w_axis):
     return x, w, g, bias
 
 
+def _once(y32, dt):
+    """A float32 result rounded once to ``dt`` (nothing to do for float32)."""
+    return y32 if np.dtype(dt) == np.float32 else _o.cast(y32, dt)
+
+
 def mm(a, b):
-    """matmul returning a's dtype (float16 computes through float32)."""
+    """matmul returning a's dtype: for float16/bfloat16 the float32 product (float32
+    accumulation of the exactly widened inputs) rounded once."""
     a = np.asarray(a)
-    b = np.asarray(b)
-    dt = _NAMES[a.dtype]
-    if dt == "float16":
-        r = _o.matmul(_o.cast(a, np.float32), _o.cast(b, np.float32))
-    else:
-        r = _o.matmul(a, b)
-    return r if dt == "float32" else _o.cast(r, a.dtype)
+    return _once(_o.matmul(a, b), a.dtype)
 
 
 def linear(x, weight, bias=None):
-    """x @ weight.T + bias (PyTorch nn.Linear; weight (out, in))."""
-    y = mm(x, np.asarray(weight).T)
-    return _o.add(y, np.asarray(bias, y.dtype)) if bias is not None else y
+    """x @ weight.T + bias (PyTorch nn.Linear; weight (out, in)); float16/bfloat16: product and
+    bias add in float32, rounded once to x's dtype."""
+    x = np.asarray(x)
+    y = _o.matmul(x, np.asarray(weight).T)
+    return _once(_o.add(y, np.asarray(bias, np.float32)) if bias is not None else y, x.dtype)
 
 
 def gemm(a, b, c=None, alpha: float = 1.0, beta: float = 1.0, trans_a=False, trans_b=False):
-    """ONNX Gemm: alpha * A' @ B' + beta * C (C broadcast)."""
+    """ONNX Gemm: alpha * A' @ B' + beta * C (C broadcast); float16/bfloat16: computed in
+    float32 (each step a float32 op) and rounded once to A's dtype."""
     a = np.asarray(a).T if trans_a else np.asarray(a)
     b = np.asarray(b).T if trans_b else np.asarray(b)
-    y = mm(a, b)
+    y = _o.matmul(a, b)
+    f32 = np.float32
     if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, y.dtype))
+        y = _o.mul(y, np.asarray(alpha, f32))
     if c is not None and beta != 0.0:
-        c = np.asarray(c, y.dtype)
-        y = _o.add(y, c if beta == 1.0 else _o.mul(c, np.asarray(beta, y.dtype)))
-    return y
+        c = np.asarray(c, f32)
+        y = _o.add(y, c if beta == 1.0 else _o.mul(c, np.asarray(beta, f32)))
+    return _once(y, a.dtype)
 
 
 def bmm(a, b):
-    """Batched (B, M, K) @ (B, K, N)."""
+    """Batched (B, M, K) @ (B, K, N), in a's dtype (see mm)."""
     return mm(a, b)
 
 
 def baddbmm(inp, a, b, beta: float = 1.0, alpha: float = 1.0):
-    """beta * inp + alpha * (a @ b)."""
-    y = mm(a, b)
+    """beta * inp + alpha * (a @ b), in a's dtype: float16/bfloat16 compute in float32 and round once."""
+    a = np.asarray(a)
+    y = _o.matmul(a, b)
+    f32 = np.float32
     if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, y.dtype))
-    return _o.add(y, _o.mul(np.asarray(inp, y.dtype), np.asarray(beta, y.dtype)))
+        y = _o.mul(y, np.asarray(alpha, f32))
+    return _once(_o.add(y, _o.mul(np.asarray(inp, f32), np.asarray(beta, f32))), a.dtype)
 
 
 def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
@@ -371,10 +378,10 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         copy_into(cols, _windows(x, kh, kw, sh, sw, dh, dw, oh, ow))
         cols = cols.reshape(n, g, kk, oh * ow)
     wm = np.ascontiguousarray(w).reshape(1, g, co // g, kk)
-    y = mm(wm, cols).reshape(n, co, oh, ow)
+    y = _o.matmul(wm, cols).reshape(n, co, oh, ow)   # float32; bias added before the one rounding
     if bias is not None:
-        y = _o.add(y, np.asarray(bias, y.dtype).reshape(co, 1, 1))
-    return y
+        y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+    return _once(y, x.dtype)
 
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
@@ -533,26 +540,25 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
         raise ValueError(f"tl.ops.batch_norm: x must be (N, C, ...), got shape {x.shape}")
     c = x.shape[1]
     dt = x.dtype
-    if training:
+    f32 = np.float32
+    if training:   # batch statistics in float32 (never rounded to x's dtype: they feed alpha, beta)
         axes = (0,) + tuple(range(2, x.ndim))
-        v, m = var_mean(x, axes)
+        v, m = var_mean(x, axes, dtype=f32)
         cnt = x.size // c
-        if running_mean is not None:
-            running_mean[...] = _o.add(
-                _o.mul(np.asarray(running_mean, dt), np.asarray(1 - momentum, dt)),
-                _o.mul(m, np.asarray(momentum, dt)))
-            vu = _o.mul(v, np.asarray(cnt / builtins.max(cnt - 1, 1), dt))
-            running_var[...] = _o.add(_o.mul(np.asarray(running_var, dt), np.asarray(1 - momentum, dt)),
-                                      _o.mul(vu, np.asarray(momentum, dt)))
+        if running_mean is not None:   # C values: float64 (as PyTorch's CPU update), one rounding into the buffers
+            f64 = np.float64
+            running_mean[...] = momentum * np.asarray(m, f64) + (1 - momentum) * np.asarray(running_mean, f64)
+            vu = np.asarray(v, f64) * (cnt / builtins.max(cnt - 1, 1))
+            running_var[...] = momentum * vu + (1 - momentum) * np.asarray(running_var, f64)
     else:
-        m, v = np.asarray(running_mean, dt), np.asarray(running_var, dt)
+        m, v = np.asarray(running_mean, f32), np.asarray(running_var, f32)
     # per-channel alpha, beta in float32 (C values: NumPy is fine here)
-    alpha = 1.0 / np.sqrt(np.asarray(v, np.float32) + np.float32(eps))
+    alpha = 1.0 / np.sqrt(v + f32(eps))
     if weight is not None:
-        alpha = alpha * np.asarray(weight, np.float32)
-    beta = -np.asarray(m, np.float32) * alpha
+        alpha = alpha * np.asarray(weight, f32)
+    beta = -m * alpha
     if bias is not None:
-        beta = beta + np.asarray(bias, np.float32)
+        beta = beta + np.asarray(bias, f32)
     res = None if residual is None else np.asarray(residual)
     if res is not None and (res.shape != x.shape or res.dtype != dt):
         raise ValueError(f"tl.ops.batch_norm: residual has shape {res.shape} / dtype {res.dtype}, "
@@ -674,6 +680,13 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale
     y = _flash_sdpa(q, k, v, attn_mask, is_causal, scale)
     if y is not None:
         return y
+    return _sdpa_composed(q, k, v, attn_mask, is_causal, scale)
+
+
+@opmath
+def _sdpa_composed(q, k, v, attn_mask, is_causal, scale):
+    """scaled_dot_product_attention from matmul, softmax0 and elementwise kernels (float32 for
+    float16/bfloat16 inputs: scores, softmax and both products unrounded, one rounding at the end)."""
     hq, hk = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
     if hq != hk:
         k = np.repeat(k, hq // hk, axis=-3)
@@ -699,6 +712,7 @@ def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale
     return mm(p.reshape(s.shape), v)
 
 
+@opmath
 def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: float = 0.0,
                   reduction: str = "mean", weight=None):
     """torch.nn.functional.cross_entropy forward. logits (N, C[, d...]) or (C,); target either
@@ -777,6 +791,7 @@ def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask
     return (y, m) if return_mask else y
 
 
+@opmath
 def rotary_embedding(x, cos, sin, interleaved: bool = False):
     """Rotary position embedding over the last axis (even size D): half-rotation form
     out = x * cos + rotate_half(x) * sin with cos/sin of shape (..., D/2) broadcast against

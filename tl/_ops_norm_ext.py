@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tl import ops as _o
+from tl._opmath import opmath
 from tl._ops_reduce import reduce_sum
 
 
@@ -36,6 +37,7 @@ def _rows_norm(x, rows, eps):
     return _o.layer_norm(flat, None, None, eps).reshape(x.shape)
 
 
+@opmath
 def instance_norm(x, weight=None, bias=None, eps: float = 1e-5):
     """(x - mean) / sqrt(var + eps) * weight[c] + bias[c], statistics over the spatial axes of
     each (n, c). x: (N, C, d1, ...) with at least one spatial axis; weight, bias: (C,)."""
@@ -46,6 +48,7 @@ def instance_norm(x, weight=None, bias=None, eps: float = 1e-5):
     return _affine(y, weight, bias, x.shape[1], x.ndim, "instance_norm")
 
 
+@opmath
 def group_norm(x, num_groups: int, weight=None, bias=None, eps: float = 1e-5):
     """Group normalisation: channels split into ``num_groups`` groups, statistics over each
     (n, group) across its channels and spatial axes; then weight[c], bias[c] per channel.
@@ -67,6 +70,7 @@ def _lp_norm(x, p, axis, keepdims, op):
     return _o.sqrt(n) if p == 2 else n
 
 
+@opmath
 def lp_normalize(x, p: int = 2, axis: int = -1):
     """x / ||x||_p along ``axis`` (p = 1 or 2); a zero norm gives 0 (ONNX LpNormalization)."""
     x = np.asarray(x)
@@ -75,6 +79,7 @@ def lp_normalize(x, p: int = 2, axis: int = -1):
     return _o.where(_o.equal(n, zero), zero, _o.div(x, n))
 
 
+@opmath
 def mean_variance_normalization(x, axes=(0, 2, 3)):
     """(x - mean) / sqrt(var) over ``axes`` (biased variance; ONNX MeanVarianceNormalization,
     whose reference adds no epsilon: constant slices give NaN)."""
@@ -91,6 +96,7 @@ __all__ = ["instance_norm", "group_norm", "lp_normalize", "mean_variance_normali
 
 
 # ----------------------------------------------------------------------------- torch.nn.functional vector norms
+@opmath
 def normalize(x, p: float = 2.0, axis: int = 1, eps: float = 1e-12):
     """x / max(||x||_p, eps) along ``axis`` (torch.nn.functional.normalize; p = 1 or 2)."""
     x = np.asarray(x)
@@ -98,6 +104,7 @@ def normalize(x, p: float = 2.0, axis: int = 1, eps: float = 1e-12):
     return _o.div(x, _o.maximum(n, np.asarray(eps, x.dtype)))
 
 
+@opmath
 def cosine_similarity(x1, x2, axis: int = 1, eps: float = 1e-8):
     """sum(x1 x2) / sqrt(max(sum(x1^2) sum(x2^2), eps^2)) along ``axis`` (torch's form);
     x1 and x2 broadcast."""
@@ -107,6 +114,7 @@ def cosine_similarity(x1, x2, axis: int = 1, eps: float = 1e-8):
     return _o.div(w, _o.sqrt(_o.maximum(n, np.asarray(eps * eps, w.dtype))))
 
 
+@opmath
 def pairwise_distance(x1, x2, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
     """||x1 - x2 + eps||_p over the last axis (p = 1 or 2)."""
     a, b = np.asarray(x1), np.asarray(x2)

@@ -137,20 +137,26 @@ def argmin(x, axis=None, keepdims=False, select_last_index=False, out=None):
     return _arg("row_argmin", "argmin", x, axis, keepdims, select_last_index, out)
 
 
-def var_mean(x, axis=None, correction: int = 0, keepdims=False):
+def var_mean(x, axis=None, correction: int = 0, keepdims=False, dtype=None):
     """(var, mean): var = sum((x - mean)^2) / (N - correction), two passes (docs/semantics.md#c-14); where
-    N - correction <= 0 the variance is inf (NaN when every deviation is 0), as NumPy/PyTorch."""
+    N - correction <= 0 the variance is inf (NaN when every deviation is 0), as NumPy/PyTorch.
+    Both are computed in float32 and rounded once to x's dtype, or, with ``dtype=np.float32``
+    for a float16/bfloat16 x, returned as float32 (for statistics that feed more arithmetic,
+    e.g. batch norm's scale and shift: no half-precision intermediate)."""
     x, dt = _arr(x, "x", "var_mean")
+    ot = dt if dtype is None else _NAMES.get(np.dtype(dtype))
+    if ot not in (dt, "float32"):
+        raise TypeError(f"tl.ops.var_mean: dtype must be None, float32 or x's dtype ({dt}), got {dtype!r}")
     axes = _axes(axis, x.ndim, "var_mean")
     x2, kshape = _rows(x, axes)
-    m = np.empty(kshape, x.dtype)
-    v = np.empty(kshape, x.dtype)
+    m = np.empty(kshape, np.float32 if ot == "float32" else x.dtype)
+    v = np.empty(kshape, m.dtype)
     if x2.shape[1] == 0:
         m[...] = np.nan
         v[...] = np.nan
     elif m.size:
         dof = x2.shape[1] - correction
-        _launch(f"row_var__DT_{dt}", x2, m.reshape(-1), v.reshape(-1), float(correction if dof > 0 else 0))
+        _launch(f"row_var__DT_{dt}__OT_{ot}", x2, m.reshape(-1), v.reshape(-1), float(correction if dof > 0 else 0))
         if dof <= 0:   # N - correction <= 0: sum / max(dof, 0), as NumPy and PyTorch: inf, or NaN for 0/0
             with np.errstate(invalid="ignore"):
                 v[...] = np.where(v > 0, np.inf, np.where(v == 0, np.nan, v))

@@ -642,10 +642,14 @@ def _gemv(a3, b3, o3, nb: int, n: int) -> int:
 
 def matmul(a, b, out=None):
     """a @ b with NumPy's matmul shapes (1-D promotion, broadcast batch axes). float32 inputs
-    give float32; bfloat16 inputs accumulate in float32 and give float32 (AVX512_BF16 CPUs sum
-    pairs with vdpbf16ps, flushing denormals: see ops/matmul_bf16.py for the accuracy contract)."""
-    a, da = _arr(a, "a", "matmul", ("float32", "bfloat16"))
-    b, db = _arr(b, "b", "matmul", ("float32", "bfloat16"))
+    give float32; float16 inputs are widened exactly to float32 as the kernel loads its tiles
+    and give the float32 product of those values (float32 accumulation, no float16
+    intermediate; cast the result once for a float16 answer, as tl.ops.linear does); bfloat16
+    inputs accumulate in float32 and give float32 (AVX512_BF16 CPUs sum pairs with vdpbf16ps,
+    flushing denormals: see ops/matmul_bf16.py for the accuracy contract). a and b must share
+    a dtype (TypeError naming both otherwise)."""
+    a, da = _arr(a, "a", "matmul", _FLOATS)
+    b, db = _arr(b, "b", "matmul", _FLOATS)
     if da != db:
         raise TypeError(f"tl.ops.matmul: arguments 'a' ({da}) and 'b' ({db}) must have the same dtype")
     if a.ndim == 0 or b.ndim == 0:
@@ -688,14 +692,15 @@ def matmul(a, b, out=None):
             if wb:
                 wb()
             return out
-    if da == "float32" and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
-        name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_float32"
-    elif da == "float32" and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
-        name = "matmul_big__BM_256__BN_256__DT_float32"   # 256 x 256 tiles: A copied half as often (same fma order)
+    f32_family = da in ("float32", "float16")   # float16 runs the float32 kernels' float16 instances
+    if f32_family and m <= 128:   # few rows: stream b once (ops/matmul.py matmul_rows)
+        name = f"matmul_rows__BM_{1 if m == 1 else 8 if m <= 8 else 16 if m <= 16 else 32 if m <= 32 else 128}__DT_{da}"
+    elif f32_family and n >= 512 and k >= 256 and nb * -(-m // 256) * -(-n // 256) >= 4:
+        name = f"matmul_big__BM_256__BN_256__DT_{da}"   # 256 x 256 tiles: A copied half as often (same fma order)
         if m >= 1024 and -(-m // 512) * 2 == -(-m // 256) and _avx512():
             # 512 x 128 tiles: B packed half as often (same fma order); AVX-512 bundles only
             # (the AVX2 bundle ran 0-3% slower with them on Zen 5)
-            name = "matmul_big__BM_512__BN_128__DT_float32"
+            name = f"matmul_big__BM_512__BN_128__DT_{da}"
     elif da == "bfloat16":   # ops/matmul_bf16.py: vdpbf16ps where the CPU has AVX512_BF16
         name = f"matmul_bf16__BM_{16 if m <= 16 else 64 if m <= 64 else 256}"
     _launch(name, a3, b3, o3)
@@ -734,15 +739,17 @@ def linear(x, weight, bias=None, activation=None, residual=None, out=None):
 
     x: (..., K); weight: (N, K) (out_features x in_features); bias: (N,) or None;
     activation: None/"none", "relu", "gelu" (erf form), "gelu_tanh", "silu"; residual: the
-    result's shape (..., N) or None. Returns (..., N) in x's dtype. ValueError for bad shapes or
-    an unknown activation; TypeError for unsupported dtypes.
+    result's shape (..., N) or None. Returns (..., N) in x's dtype. float16/bfloat16 (x and
+    weight of one dtype): the float32 product of the exactly widened inputs (tl.ops.matmul),
+    then bias, activation and residual in float32, rounded once to x's dtype. ValueError for
+    bad shapes or an unknown activation; TypeError for unsupported dtypes.
     """
-    if np.asarray(x).dtype != np.float32 and activation in (None, "none") and residual is None and out is None:
-        from tl._ops_nn import linear as _composed
-        return _composed(x, weight, bias)
     if activation not in _ACTIVATIONS:
         raise ValueError(f"tl.ops.linear: unknown activation {activation!r}; "
                          f"known: {', '.join(str(k) for k in _ACTIVATIONS)}")
+    xa = _np(x, "x", "linear")
+    if _NAMES.get(xa.dtype) in ("float16", "bfloat16"):
+        return _linear_half(xa, weight, bias, activation, residual, out)
     x, dx = _arr(x, "x", "linear", ("float32",))
     weight, dw = _arr(weight, "weight", "linear", ("float32",))
     if x.ndim < 1 or weight.ndim != 2 or x.shape[-1] != weight.shape[1]:
@@ -777,6 +784,33 @@ def linear(x, weight, bias=None, activation=None, residual=None, out=None):
     if wb:
         wb()
     return out
+
+
+def _linear_half(x, weight, bias, activation, residual, out):
+    """tl.ops.linear for float16/bfloat16 x: float32 throughout, one rounding at the end."""
+    dt = _NAMES[x.dtype]
+    weight, _ = _arr(weight, "weight", "linear", (dt,))
+    if weight.ndim != 2 or x.ndim < 1 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"tl.ops.linear: x {x.shape} and weight {weight.shape} are not aligned "
+                         "(weight must be (out_features, in_features))")
+    y = matmul(x, weight.T)                                  # float32
+    if bias is not None:
+        b, _ = _arr(bias, "bias", "linear")
+        if b.shape != (weight.shape[0],):
+            raise ValueError(f"tl.ops.linear: bias has shape {b.shape}, expected ({weight.shape[0]},)")
+        y = add(y, b if b.dtype == np.float32 else cast(b, np.float32), out=y)
+    if activation == "relu":
+        y = relu(y, out=y)
+    elif activation in ("gelu", "gelu_tanh"):
+        y = gelu(y, "tanh" if activation == "gelu_tanh" else "none", out=y)
+    elif activation == "silu":
+        y = silu(y, out=y)
+    if residual is not None:
+        r, _ = _arr(residual, "residual", "linear")
+        if r.shape != y.shape:
+            raise ValueError(f"tl.ops.linear: residual has shape {r.shape}, expected {y.shape}")
+        y = add(y, r if r.dtype == np.float32 else cast(r, np.float32), out=y)
+    return cast(y, dt, out=_out(out, y.shape, dt, "linear"))
 
 
 def _np_act(v, activation):

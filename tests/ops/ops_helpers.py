@@ -29,7 +29,9 @@ TOL = {np.dtype(np.float32): (1.3e-6, 1e-5), np.dtype(np.float16): (1e-3, 1e-3),
 @pytest.fixture(scope="session", autouse=True)
 def ops_backend():
     """Makes sure tl.ops has a backend: the interpreter, or an up-to-date compiled package."""
-    if os.environ.get("TL_OPS_BACKEND", "").lower() != "interp":
+    # TL_OPS_PREBUILT=1: the package is up to date already (tests/seed_sweep.py builds it once
+    # before starting its parallel pytest processes, which must not rewrite it under each other)
+    if os.environ.get("TL_OPS_BACKEND", "").lower() != "interp" and not os.environ.get("TL_OPS_PREBUILT"):
         os.makedirs(os.path.dirname(PKG), exist_ok=True)
         cmd = [sys.executable, "-m", "tlc", "build", "ops/", "-t", "host", "-o", PKG]
         r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
@@ -41,9 +43,12 @@ def ops_backend():
 
 
 @pytest.fixture
-def rng_seed():
-    """(rng, seed): a fresh generator and its seed (TL_TEST_SEED pins it)."""
-    seed = int(os.environ.get("TL_TEST_SEED") or int.from_bytes(os.urandom(4), "little"))
+def rng_seed(request):
+    """(rng, seed): a fresh generator and its seed (TL_TEST_SEED pins it; under
+    ``--seed-sweep N``, tests/seed_sweep.py parametrizes it with N seeds)."""
+    seed = getattr(request, "param", None)
+    if seed is None:
+        seed = int(os.environ.get("TL_TEST_SEED") or int.from_bytes(os.urandom(4), "little"))
     return np.random.default_rng(seed), seed
 
 

@@ -59,7 +59,8 @@ def test_matmul_vectors_empty_errors():
     with pytest.raises(ValueError, match="aligned"):
         ops.matmul(a, a)
     with pytest.raises(TypeError, match="'a'"):
-        ops.matmul(a.astype(np.float16), a.T.astype(np.float16))
+        ops.matmul(a.astype(np.float64), a.T.astype(np.float64))
+    np.testing.assert_array_equal(ops.matmul(a.astype(np.float16), a.T.astype(np.float16)), a @ a.T)  # float16: exact here
 
 
 def test_c03_fp32_dot_precision():

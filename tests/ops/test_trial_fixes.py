@@ -219,17 +219,17 @@ def test_reverse_sequence_errors_name_the_op():
     np.testing.assert_array_equal(out, want)
 
 
-def test_torch_bf16_mixed_with_numpy_binary():
+def test_torch_bf16_mixed_with_numpy_binary(rng_seed):
     """A torch bfloat16 tensor with a NumPy ml_dtypes.bfloat16 array (either side) and with a
     Python scalar: exact against torch's float32 sum rounded to bfloat16."""
     import ml_dtypes
     torch = pytest.importorskip("torch")
-    rng = np.random.default_rng()
+    rng, seed = rng_seed   # was an unseeded generator: a failure could not be reproduced
     t = torch.from_numpy(rng.standard_normal(37).astype(np.float32)).to(torch.bfloat16)
     n = rng.standard_normal(37).astype(ml_dtypes.bfloat16)
     ref = (t.float() + torch.from_numpy(n.astype(np.float32))).to(torch.bfloat16).float().numpy()
     for got in (ops.add(t, n), ops.add(n, t)):
         assert isinstance(got, np.ndarray) and got.dtype == np.dtype(ml_dtypes.bfloat16)
-        np.testing.assert_array_equal(got.astype(np.float32), ref)
+        np.testing.assert_array_equal(got.astype(np.float32), ref, err_msg=f"seed {seed}")
     got = ops.add(t, 0.5)
     np.testing.assert_array_equal(got.astype(np.float32), (t.float() + 0.5).to(torch.bfloat16).float().numpy())
