@@ -376,6 +376,10 @@ static PyObject* do_call(KernelObject* self, PyObject* const* items, Py_ssize_t 
       }
     }
   }
+  /* Converting the arguments may run Python code (__index__, __array_interface__, ...), which
+   * lets another thread take the GIL and close the package: check again, with no Python code
+   * between this check and the count, or the launch could use a released kernel. */
+  if (self->kh == NULL || life->closing) DECLINE();
 #undef DECLINE
   /* the arrays stay alive: the caller's argument tuple/vector holds them for the whole call */
   void* kh = self->kh;

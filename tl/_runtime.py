@@ -399,14 +399,20 @@ class Package:
         k = self._kernels.get(name)
         if k is not None:
             return k
-        if self._handle is None or self._life.closing:
+        # the lookup counts as a running call: the ctypes call drops the GIL, and a close() from
+        # another thread must not release the package under it
+        if self._handle is None or not self._life.enter():
             raise TLError(f"package {self.path} is closed")
-        kh = c_void_p()
-        status = self._lib.tl_package_kernel(self._handle, name.encode(), ctypes.byref(kh))
-        if status != TL_OK:
-            raise self._runtime._error(status, KernelNotFoundError if status == TL_ERROR_NOT_FOUND else TLError)
-        k = Kernel(self, kh)
-        self._kernels[name] = k
+        try:
+            kh = c_void_p()
+            status = self._lib.tl_package_kernel(self._handle, name.encode(), ctypes.byref(kh))
+            if status != TL_OK:
+                raise self._runtime._error(status, KernelNotFoundError if status == TL_ERROR_NOT_FOUND else TLError)
+            k = self._kernels.setdefault(name, Kernel(self, kh))
+            if self._life.closing:      # close() ran meanwhile and did not see this kernel
+                k._handle = None
+        finally:
+            self._leave()
         return k
 
     def __getattr__(self, name):

@@ -49,6 +49,37 @@ def test_close_while_another_thread_launches(package_path):
     assert r.returncode == 0 and "ok" in r.stdout, (r.returncode, r.stdout, r.stderr)
 
 
+@pytest.mark.parametrize("fastcall", ["1", "0"])
+def test_close_races_the_first_kernel_lookup(package_path, fastcall):
+    """A thread's first ``p.axpy`` (the kernel lookup, a ctypes call that drops the GIL) races the
+    main thread's close(), 300 times. The lookup used to run outside the running-call count, so
+    close() released the package under it: a segfault in nearly every run of this loop (seen in
+    a fresh-root ``make test``). Now a lookup counts as a running call."""
+    own = Path(tempfile.mkdtemp(prefix="tl-close-lookup-")) / "fixture.tlpkg"
+    shutil.copyfile(package_path, own)
+    script = textwrap.dedent(f"""
+        import threading, numpy as np, tl._runtime as R
+        x = np.ones(64, np.float32)
+        for trial in range(300):
+            p = R.load({str(own)!r})
+            y = np.zeros_like(x)
+            def work():
+                try:
+                    p.axpy(x, y, 1.0)
+                    assert np.array_equal(y, x), y[:4]
+                except R.TLError as e:
+                    assert "closed" in str(e), e
+            t = threading.Thread(target=work); t.start()
+            p.close()
+            t.join()
+        print("ok")
+    """)
+    env = python_env(TL_FASTCALL=fastcall)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    shutil.rmtree(own.parent, ignore_errors=True)
+    assert r.returncode == 0 and "ok" in r.stdout, (r.returncode, r.stdout, r.stderr)
+
+
 def test_written_tensor_with_stride_zero_is_refused(pkg):
     x = np.arange(12, dtype=np.float32).reshape(3, 4)
     base = np.zeros(1, np.float32)
