@@ -15,9 +15,11 @@
 #
 # Steps: the base root is made once by mmdebstrap (debootstrap when mmdebstrap is missing) and kept
 # as a tarball, keyed by the suite and package list, under $FRESH_ROOT_DIR (default
-# /work/fresh-root; FRESH_ROOT_REBUILD=1 makes it again); each run unpacks a new copy of it, mounts
+# /work/fresh-root; FRESH_ROOT_REBUILD=1 makes it again); each run unpacks a new copy of it into
+# $FRESH_ROOT_DIR/roots/<time> (earlier runs' roots are removed first, unless still mounted), mounts
 # /proc, /sys, /dev, /dev/pts and /dev/shm (unmounted on exit), clones this repository at REF
-# (default HEAD) into /root/tl-compiler, runs `make test` there as root through chroot and logs to
+# (default HEAD) into /root/tl-compiler, runs `make test` (or `make $FRESH_ROOT_TARGET`, e.g.
+# FRESH_ROOT_TARGET="fuzz FUZZ_SECONDS=20") there as root through chroot and logs to
 # $FRESH_ROOT_DIR/logs/<time>.log. The exit status is make's; the last lines of the log are printed.
 # Needs root and network access (Debian mirror; the riscv64 sysroot comes from Debian 13).
 set -euo pipefail
@@ -37,8 +39,8 @@ case "$(realpath -m "$WORK")/" in "$(realpath "$REPO")"/*)
 mkdir -p "$WORK/logs"
 KEY=$(echo "$SUITE $MIRROR $PKGS" | sha256sum | cut -c1-12)
 BASE="$WORK/base-$SUITE-$KEY.tar"
-ROOT="$WORK/root"
 STAMP=$(date -u +%Y%m%d-%H%M%S)
+ROOT="$WORK/roots/$STAMP"
 LOG="$WORK/logs/$STAMP.log"
 
 make_base() {
@@ -79,10 +81,16 @@ bind() {   # bind SRC DEST [ro]
 
 { [ -s "$BASE" ] && [ "${FRESH_ROOT_REBUILD:-0}" != 1 ]; } || { echo "making $BASE"; make_base; }
 if [ "$REF" = --base-only ]; then echo "base root: $BASE"; exit 0; fi
-if mountpoint -q "$ROOT/proc" 2>/dev/null; then
-  echo "fresh_root_test.sh: $ROOT is in use by another run" >&2; exit 1
-fi
-rm -rf "$ROOT" && mkdir -p "$ROOT"
+remove_root() {   # never through a mount that is still there (/dev is bound read-write)
+  if awk -v r="$(realpath "$1")/" '{ if (index($5 "/", r) == 1) found = 1 } END { exit !found }' \
+       /proc/self/mountinfo; then
+    echo "fresh_root_test.sh: leaving $1 (still mounted: another run?)" >&2
+  else
+    rm -rf --one-file-system "$1"
+  fi
+}
+for old in "$WORK"/root "$WORK"/roots/*; do if [ -d "$old" ]; then remove_root "$old"; fi; done
+mkdir -p "$ROOT"
 tar -C "$ROOT" -xf "$BASE"
 for p in python3-dev pkg-config clang llvm qemu-user gcc-aarch64-linux-gnu libarchive-dev; do
   if chroot "$ROOT" dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii'; then
