@@ -144,8 +144,11 @@ def package(req: Req) -> str:
 
 
 def describe(req: Req, python: str) -> str:
+    """``req`` in words, e.g. "command clang", "Python.h of python3"."""
+    if req.kind.startswith("py-"):
+        return f"{'' if req.kind == 'py-header' else 'module '}{req.name} of {python}"
     what = {"cmd": "command", "pc": "pkg-config module", "deb": "Debian package", "gcc-lib": "gcc library",
-            "clang-rt": "clang runtime", "py-header": f"header of {python}", "py-module": f"module of {python}"}
+            "clang-rt": "clang runtime"}
     return f"{what[req.kind]} {req.name}"
 
 
