@@ -22,7 +22,8 @@ all: ops
 sysdeps:
 	@$(DEPS) base
 # make test: sysdeps, the cross tools (the suite's cross tests and test-cross-quick), g++, cmake, valgrind
-test-deps:
+# (each *-deps after sysdeps: two apt-get at once under make -j would fight over dpkg's lock)
+test-deps: | sysdeps
 	@$(DEPS) test
 
 # A virtual environment of its own (no system site-packages: everything the tests, benchmarks
@@ -66,11 +67,11 @@ SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sa
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
 .PHONY: install server test-sanitize fuzz server-deps sanitize-deps fuzz-deps
-server-deps:
+server-deps: | sysdeps
 	@$(DEPS) server
-sanitize-deps:
+sanitize-deps: | sysdeps
 	@$(DEPS) sanitize
-fuzz-deps:
+fuzz-deps: | sysdeps
 	@$(DEPS) fuzz
 
 # libtl_runtime.so/.a, include/tl/*.h, lib/pkgconfig/tl_runtime.pc, lib/cmake/tl_runtime/ under PREFIX
@@ -137,7 +138,7 @@ cross-deps: $(CROSS_RV_SYSROOT)/root/VERSIONS
 
 # the stamp is the list of unpacked packages; delete $(CROSS_RV_SYSROOT) to fetch current versions
 # (the script needs apt-get, dpkg-deb and the archive keyring: tools/deps.py cross)
-$(CROSS_RV_SYSROOT)/root/VERSIONS: tests/cross/riscv64_sysroot.sh
+$(CROSS_RV_SYSROOT)/root/VERSIONS: tests/cross/riscv64_sysroot.sh | sysdeps
 	@$(DEPS) cross
 	sh tests/cross/riscv64_sysroot.sh $(CROSS_RV_SYSROOT)
 
