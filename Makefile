@@ -10,25 +10,30 @@ PY := $(VENV)/bin/python
 TLC := $(VENV)/bin/tlc
 BUILD := build
 JOBS ?= $(shell nproc)
-SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-SYS_PKGS := libarchive-dev libjansson-dev libssl-dev pkg-config python3-dev
-# Python.h of $(PYTHON): tl/_fastcall.c (the C kernel-call path, built by pip install -e .) needs it
-HAVE_PY_H = $(PYTHON) -c "import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"
+# tools/deps.py GROUP: checks each tool, pkg-config module, Debian package, library and module the
+# group needs on its own and installs exactly the missing ones (apt-get, through sudo unless root;
+# nothing runs when nothing is missing). `python3 tools/deps.py GROUP --list` shows the table.
+DEPS := $(PYTHON) tools/deps.py --python $(PYTHON)
 
-.PHONY: all run test test-slow sysdeps venv runtime ops clean
+.PHONY: all run test test-slow sysdeps test-deps venv runtime ops clean
 all: ops
 
-# System libraries the runtime links and the CPython headers (Debian packages), installed only when missing.
+# The runtime's libraries, the compiler's tools and $(PYTHON)'s header and venv module.
 sysdeps:
-	@if ! pkg-config --exists libarchive jansson libcrypto 2>/dev/null || ! $(HAVE_PY_H) 2>/dev/null; then \
-	  echo "installing $(SYS_PKGS)"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYS_PKGS); \
-	fi
+	@$(DEPS) base
+# make test: sysdeps, the cross tools (the suite's cross tests and test-cross-quick), g++, cmake, valgrind
+# (each *-deps after sysdeps: two apt-get at once under make -j would fight over dpkg's lock)
+test-deps: | sysdeps
+	@$(DEPS) test
 
-# A virtual environment that reuses system site-packages when they satisfy the pins; the editable
-# install also builds the optional extension tl/_fastcall.c in place (setup.py).
+# A virtual environment of its own (no system site-packages: everything the tests, benchmarks
+# and examples import is declared in pyproject.toml); a venv made by older Makefiles with
+# --system-site-packages is made again. The editable install also builds the optional extension
+# tl/_fastcall.c in place (setup.py).
 $(VENV)/.stamp: pyproject.toml setup.py tl/_fastcall.c | sysdeps
-	$(PYTHON) -m venv --system-site-packages $(VENV)
+	@if grep -qs '^include-system-site-packages = true' $(VENV)/pyvenv.cfg; then \
+	  echo "$(VENV) uses system site-packages: making it again"; rm -rf $(VENV); fi
+	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $@
 venv: $(VENV)/.stamp
@@ -43,11 +48,11 @@ ops: venv runtime
 run: ops
 	$(PY) examples/demo.py
 
-test: ops
+test: ops test-deps
 	$(PY) -m pytest -q tests
 	$(MAKE) test-cross-quick
 
-test-slow: ops
+test-slow: ops test-deps
 	$(PY) -m pytest -q -m slow tests
 
 # Seed sweep (not part of `make test`): every test taking the rng_seed fixture, SEEDS seeds each
@@ -73,34 +78,39 @@ ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-.PHONY: install server test-sanitize fuzz
+.PHONY: install server test-sanitize fuzz server-deps sanitize-deps fuzz-deps
+server-deps: | sysdeps
+	@$(DEPS) server
+sanitize-deps: | sysdeps
+	@$(DEPS) sanitize
+fuzz-deps: | sysdeps
+	@$(DEPS) fuzz
 
 # libtl_runtime.so/.a, include/tl/*.h, lib/pkgconfig/tl_runtime.pc, lib/cmake/tl_runtime/ under PREFIX
 install: runtime
 	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime PREFIX=$(PREFIX) install
 
 # examples/server: C++17, linked through pkg-config (the build tree's tl_runtime.pc), header from the package
-$(BUILD)/server/server: examples/server/server.cpp $(BUILD)/ops.tlpkg $(BUILD)/runtime/libtl_runtime.so
+$(BUILD)/server/server: examples/server/server.cpp $(BUILD)/ops.tlpkg $(BUILD)/runtime/libtl_runtime.so | server-deps
 	@mkdir -p $(BUILD)/server
 	$(PY) -c "import zipfile,sys; open(sys.argv[2],'wb').write(zipfile.ZipFile(sys.argv[1]).read('include/ops.h'))" \
 	    $(BUILD)/ops.tlpkg $(BUILD)/server/ops.h
 	$(CXX) -std=c++17 -O2 -Wall -Wextra -Werror -I$(BUILD)/server $$(PKG_CONFIG_PATH=$(BUILD)/runtime pkg-config --cflags tl_runtime) \
 	    examples/server/server.cpp -o $@ $$(PKG_CONFIG_PATH=$(BUILD)/runtime pkg-config --libs tl_runtime) \
 	    -Wl,-rpath,$(CURDIR)/$(BUILD)/runtime -pthread
-server: ops $(BUILD)/server/server
+server: ops server-deps $(BUILD)/server/server
 	$(BUILD)/server/server $(BUILD)/ops.tlpkg --requests 4000
 
 # ASan+UBSan build of the runtime; tests/runtime run against it (Python with the ASan runtime
 # preloaded, leak checking in the C stress driver), then the bad-package corpus in subprocesses.
-test-sanitize: ops
+test-sanitize: ops sanitize-deps
 	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime-asan CFLAGS="$(SAN_CFLAGS)"
 	TL_SANITIZE=1 TL_RUNTIME_LIB=$(CURDIR)/$(BUILD)/runtime-asan/libtl_runtime.so LD_PRELOAD=$(ASAN_LIB) \
 	    ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:cacheprovider tests/runtime
 
-# libFuzzer on the package reader (Debian: apt-get install clang libclang-rt-14-dev), bounded by
+# libFuzzer on the package reader (clang and libclang-rt-dev, installed by fuzz-deps), bounded by
 # FUZZ_SECONDS; the committed seed corpus is copied, new inputs stay under build/fuzz.
-fuzz: sysdeps
-	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: needs clang (apt-get install -y clang libclang-rt-14-dev)"; exit 1; }
+fuzz: fuzz-deps
 	$(MAKE) -C libtl_runtime/fuzz BUILD=$(CURDIR)/$(BUILD)/fuzz CC=$(FUZZ_CC)
 	rm -rf $(BUILD)/fuzz/corpus && mkdir -p $(BUILD)/fuzz/corpus && cp libtl_runtime/fuzz/corpus/* $(BUILD)/fuzz/corpus/
 	$(BUILD)/fuzz/fuzz_package -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
@@ -111,7 +121,7 @@ fuzz: sysdeps
 onnx-conformance: ops
 	PYTHONPATH=$(CURDIR) $(PY) tools/onnx_conformance.py --out docs/onnx_conformance.md
 	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
-ops-docs:
+ops-docs: venv
 	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
 
 # Benchmarks: the `bench` extra (torch CPU, matplotlib, threadpoolctl) is installed here only.
@@ -127,30 +137,21 @@ bench: ops $(VENV)/.bench-stamp
 # Cross-architecture conformance (tests/cross/run_cross.py): the tests of tests/ops against the
 # aarch64 (NEON) and riscv64 (RVV at VLEN 128/256/512, scalar rv64gc) bundles of one
 # multi-architecture package, under qemu-user, each driver opening the package with 2 runtime
-# threads. cross-deps installs the cross toolchains and qemu when missing; the arm64 multiarch
+# threads. cross-deps installs each missing cross toolchain, clang, llvm, qemu-user binary and
+# arm64 multiarch package (tools/deps.py cross); the arm64 multiarch
 # -dev packages (static libraries) give the aarch64 driver the package reader, and a riscv64
 # sysroot unpacked from Debian 13 (tests/cross/riscv64_sysroot.sh: Debian 12 has no riscv64
 # packages; downloaded once, verified against the signed index) gives it to the riscv64 one.
 # `make test-cross-quick` runs the subset covering every op (RVV at VLEN 128 and 512).
-CROSS_PKGS := gcc-aarch64-linux-gnu gcc-riscv64-linux-gnu clang llvm qemu-user
-CROSS_ARM64_LIBS := libarchive-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 \
-  libbz2-dev:arm64 liblzma-dev:arm64 libzstd-dev:arm64 nettle-dev:arm64
 CROSS_RV_SYSROOT := $(BUILD)/cross/riscv64-sysroot
 .PHONY: cross-deps test-cross test-cross-quick
 cross-deps: $(CROSS_RV_SYSROOT)/root/VERSIONS
-	@if ! command -v aarch64-linux-gnu-gcc riscv64-linux-gnu-gcc clang llvm-objdump qemu-aarch64 qemu-riscv64 >/dev/null 2>&1; then \
-	  echo "installing $(CROSS_PKGS)"; \
-	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_PKGS); \
-	fi
-	@if ! dpkg -s $(CROSS_ARM64_LIBS) >/dev/null 2>&1; then \
-	  echo "installing $(CROSS_ARM64_LIBS) (multiarch)"; \
-	  ( $(SUDO) dpkg --add-architecture arm64 && $(SUDO) apt-get update -qq && \
-	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(CROSS_ARM64_LIBS) ) \
-	  || echo "warning: arm64 multiarch libraries unavailable: the aarch64 driver opens bare bundles"; \
-	fi
+	@$(DEPS) cross
 
 # the stamp is the list of unpacked packages; delete $(CROSS_RV_SYSROOT) to fetch current versions
-$(CROSS_RV_SYSROOT)/root/VERSIONS: tests/cross/riscv64_sysroot.sh
+# (the script needs apt-get, dpkg-deb and the archive keyring: tools/deps.py cross)
+$(CROSS_RV_SYSROOT)/root/VERSIONS: tests/cross/riscv64_sysroot.sh | sysdeps
+	@$(DEPS) cross
 	sh tests/cross/riscv64_sysroot.sh $(CROSS_RV_SYSROOT)
 
 CROSS_ARGS := --riscv64-sysroot $(CURDIR)/$(CROSS_RV_SYSROOT)/root --require-package
@@ -180,3 +181,11 @@ dist: venv $(VENV)/.dist-stamp
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH auditwheel repair -w $(DIST) $(DIST)/raw/*.whl
 	rm -rf $(DIST)/raw
 	@ls -l $(DIST)
+
+# The README's `make test` in a fresh clone inside a fresh Debian 12 root (mmdebstrap) holding only
+# what a fresh machine has (tools/fresh_root_test.sh; needs root and network; not part of make test).
+# FRESH_ROOT_REF picks the commit (default HEAD); the log lands under /work/fresh-root/logs.
+FRESH_ROOT_REF ?= HEAD
+.PHONY: test-fresh-root
+test-fresh-root:
+	tools/fresh_root_test.sh $(FRESH_ROOT_REF)
