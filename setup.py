@@ -72,7 +72,9 @@ class BuildWithRuntime(build_py):
         target = os.environ.get("TL_WHEEL_OPS_TARGET", "host")
         # the tlc just copied into build_lib (it finds tl/include there), so the wheel's package is
         # built by the compiler the wheel ships and its cache keys match a checkout's `make ops`
-        env = dict(os.environ, PYTHONPATH=os.path.dirname(tl_dir))
+        # in front of the PYTHONPATH pip's isolated build sets (its build requirements: click, ...)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            p for p in (os.path.dirname(tl_dir), os.environ.get("PYTHONPATH")) if p))
         self.announce(f"building the operator package {out} (-t {target})", level=2)
         # --no-sources: the generated C and IR (for tlc inspect) would make it 68 MB instead of 14
         subprocess.run([sys.executable, "-m", "tlc", "build", src, "-t", target, "-o", out, "--no-sources"],

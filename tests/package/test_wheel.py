@@ -225,3 +225,28 @@ def test_sdist_holds_what_the_wheel_build_needs(dist):
                                         "libtl_runtime/include/tl/runtime.h", "libtl_runtime/include/tl/bundle_abi.h"}
     assert ops and runtime and templates
     assert need <= names, sorted(need - names)
+
+
+def test_pip_installs_the_sdist(dist, tmp_path):
+    """`pip install tl_compiler-*.tar.gz` (the way in for a Python the wheel was not built for):
+    pip's isolated build (its build requirements on a PYTHONPATH of pip's own) builds the runtime
+    and the operator package, and the installed copy runs tl.ops.softmax and tlc build + tl.load.
+    The operator build shares this machine's compiler cache, so it is quick after `make ops`."""
+    from tlc.config import cache_dir
+    env = _clean_env(str(tmp_path), str(cache_dir()))
+    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, env=env, cwd=tmp_path)
+    env_dir = str(tmp_path / "venv")
+    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "-m", "pip", "install", "-q", dist[1]],
+                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, f"pip install of {dist[1]} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "my_mul_add.py").write_text(USER_KERNEL)
+    (work / "use.py").write_text(USER_SCRIPT)
+    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "use.py"], cwd=work, capture_output=True,
+                       text=True, env=_clean_env(str(tmp_path), str(tmp_path / "cache"), env_dir), timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res["tl_file"].startswith(env_dir + os.sep) and res["checkout"] is None, res
+    assert res["ops_package"] == os.path.join(os.path.dirname(res["tl_file"]), "_data", "ops.tlpkg"), res
+    assert res["softmax_max_rel"] < 1e-5 and res["build_rc"] == 0 and res["mul_add_equal"], res
