@@ -594,15 +594,28 @@ def rms_norm(x, weight=None, eps: float = 1e-6, out=None):
 
 
 # ----------------------------------------------------------------------------- shape, matmul
-def transpose(x, out=None):
-    """The transpose of a 2-D array as a new (contiguous) array; ndim < 2 returns a copy."""
+def transpose(x, axes=None, *, out=None):
+    """``np.transpose(x, axes)`` as a new contiguous array: a 2-D swap (axes None or (1, 0)) runs
+    the tiled ``transpose`` kernel; ndim < 2 returns a copy; any other rank or permutation is
+    :func:`permute` (a strided copy). ``axes`` must be a permutation of ``range(x.ndim)``
+    (ValueError otherwise, as NumPy); ``out`` is keyword-only, as NumPy's second argument is axes."""
     x, dt = _arr(x, "x", "transpose")
+    if axes is not None:
+        try:
+            axes = tuple(int(a) for a in axes)
+        except TypeError:
+            raise TypeError(f"tl.ops.transpose: argument 'axes' must be a sequence of ints, got {type(axes).__name__}") from None
+        if sorted(a % x.ndim if -x.ndim <= a < x.ndim else a for a in axes) != list(range(x.ndim)):
+            raise ValueError(f"tl.ops.transpose: argument 'axes' {axes} is not a permutation of the "
+                             f"{x.ndim} axes of x")
+        axes = tuple(a % x.ndim for a in axes)
     if x.ndim < 2:
         out = _out(out, x.shape, dt, "transpose")
         np.copyto(out, x)
         return out
-    if x.ndim != 2:
-        raise ValueError(f"tl.ops.transpose: argument 'x' must be 2-D, got shape {x.shape}")
+    if x.ndim != 2 or axes == (0, 1):
+        from tl._ops_data import permute
+        return permute(x, axes, out=out)
     out = _out(out, x.shape[::-1], dt, "transpose")
     if out.size == 0:
         return out

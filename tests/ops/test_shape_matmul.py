@@ -25,6 +25,26 @@ def test_transpose_specials_and_empty():
     assert ops.transpose(np.zeros((0, 5), np.float32)).shape == (5, 0)
 
 
+@pytest.mark.parametrize("dt", FLOATS, ids=str)
+def test_transpose_axes_as_numpy(dt, rng_seed):
+    """The second positional argument is axes, as np.transpose's (a fresh user's (1, 0) was bound
+    to out=); N-D and other permutations match np.transpose exactly; bad axes are a ValueError."""
+    rng, seed = rng_seed
+    x = rand(rng, (7, 130), dt)
+    np.testing.assert_array_equal(f64(ops.transpose(x, (1, 0))), f64(x).T, err_msg=f"seed={seed}")
+    np.testing.assert_array_equal(f64(ops.transpose(x, [0, 1])), f64(x))
+    y = rand(rng, (3, 5, 9), dt)[:, ::-2]
+    for axes in (None, (1, 0, 2), (-1, 0, 1), (2, 1, 0)):
+        got = ops.transpose(y, axes)
+        assert got.flags.c_contiguous and got.dtype == y.dtype
+        np.testing.assert_array_equal(f64(got), np.transpose(f64(y), axes), err_msg=f"{axes} seed={seed}")
+    for bad in ((0, 0, 1), (0, 1), (0, 1, 3)):
+        with pytest.raises(ValueError, match="not a permutation"):
+            ops.transpose(y, bad)
+    with pytest.raises(TypeError, match="'axes' must be a sequence of ints"):
+        ops.transpose(x, np.empty((130, 7), np.float32))
+
+
 @pytest.mark.parametrize("mkn", [(1, 1, 1), (5, 7, 3), (64, 64, 64), (65, 33, 129), (100, 200, 50)])
 def test_matmul_f32(mkn, rng_seed):
     rng, seed = rng_seed

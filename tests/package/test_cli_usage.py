@@ -40,6 +40,8 @@ def test_output_must_end_in_tlpkg(tmp_path, stub_driver):
     src.write_text(ADD_SRC.format(name="add"))
     _one_line_error(run("build", src, "-o", tmp_path / "my_add.zip"), "does not end in .tlpkg")
     assert not (tmp_path / "my_add.zip").exists()
+    for bad in ("", ".tlpkg", str(tmp_path / ".tlpkg")):    # was a traceback / 'name it .tlpkg.tlpkg'
+        _one_line_error(run("build", src, "-o", bad), "is not a package file name")
 
 
 def test_file_without_kernels(tmp_path, stub_driver):

@@ -168,6 +168,8 @@ def check_output(sources, out) -> None:
     """Refuses an output path that would overwrite an input: it must end in .tlpkg and be none
     of the source files (nor a file under a source directory). Raises PackageError."""
     out_path = Path(out)
+    if not out_path.name or out_path.name == ".tlpkg" or out_path.is_dir():
+        raise PackageError(f"output {str(out)!r} is not a package file name; name it e.g. -o build/my.tlpkg")
     target = out_path.resolve()
     for src in sources:
         p = Path(src).resolve()
