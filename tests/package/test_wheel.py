@@ -68,12 +68,47 @@ def _clean_env(home: str, cache: str, venv: str | None = None) -> dict:
 def venv(dist, tmp_path_factory):
     """A fresh venv with the wheel installed (dependencies from this machine's pip configuration)."""
     root = tmp_path_factory.mktemp("wheel")
-    env = _clean_env(str(root), str(root / "cache"))
-    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, env=env, cwd=root)
-    r = subprocess.run([str(root / "venv" / "bin" / "python"), "-m", "pip", "install", "-q", dist[0]],
-                       env=env, cwd=root, capture_output=True, text=True, timeout=900)
-    assert r.returncode == 0, f"pip install of {dist[0]} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    return root, str(root / "venv")
+    return root, _install(root, dist[0], str(root / "cache"))
+
+
+def _install(root, what: str, cache: str) -> str:
+    """A fresh venv under root with `pip install what` (a wheel or an sdist); returns its path."""
+    env = _clean_env(str(root), cache)
+    env_dir = str(root / "venv")
+    subprocess.run([sys.executable, "-m", "venv", env_dir], check=True, env=env, cwd=root)
+    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "-m", "pip", "install", "-q", what],
+                       env=env, cwd=root, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, f"pip install of {what} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    return env_dir
+
+
+def _use(root, env_dir: str, cmd=None, name: str = "work"):
+    """Runs use.py (or cmd) with the venv's python in root/name, a fresh directory holding the
+    user's kernel (my_mul_add.py) and script (use.py): (use.py's result dict, stdout)."""
+    work = root / name
+    work.mkdir()
+    (work / "my_mul_add.py").write_text(USER_KERNEL)
+    (work / "use.py").write_text(USER_SCRIPT)
+    r = subprocess.run(cmd or [os.path.join(env_dir, "bin", "python"), "use.py"], cwd=work, capture_output=True,
+                       text=True, env=_clean_env(str(root), str(root / "cache"), env_dir), timeout=600)
+    assert r.returncode == 0, f"rc {r.returncode}: {r.stdout}{r.stderr}"
+    return json.loads(r.stdout.strip().splitlines()[-1]), r.stdout
+
+
+def _check_installed_use(res: dict, stdout: str, env_dir: str) -> None:
+    """use.py's results from an installed copy: everything from the venv, nothing from the source
+    tree; softmax within relative 1e-5 of float64; the user's kernel built, loaded and bit-exact."""
+    assert res["tl_file"].startswith(env_dir + os.sep) and res["checkout"] is None, res
+    assert res["ops_package"] == os.path.join(os.path.dirname(res["tl_file"]), "_data", "ops.tlpkg"), res
+    assert res["runtime"] == os.path.join(os.path.dirname(res["tl_file"]), "_lib", "libtl_runtime.so"), res
+    assert REPO not in stdout
+    # tl.ops.softmax: float32 within a few ulps of float64 NumPy (relative 1e-5)
+    assert res["softmax_shape"] == [37, 301] and res["softmax_dtype"] == "float32"
+    assert res["softmax_max_rel"] < 1e-5, res
+    # tlc build of the user's kernel, tl.load, call: x*y+x rounded after each op as NumPy float32 does
+    assert res["build_rc"] == 0, res["build_err"]
+    assert res["mul_add_equal"], res
+    assert res["mul_add_max_abs"] < 1e-5, res
 
 
 USER_KERNEL = textwrap.dedent("""\
@@ -118,26 +153,8 @@ USER_SCRIPT = textwrap.dedent("""\
 
 def test_installed_wheel_runs_ops_tlc_build_and_load(venv):
     root, env_dir = venv
-    work = root / "work"
-    work.mkdir()
-    (work / "my_mul_add.py").write_text(USER_KERNEL)
-    (work / "use.py").write_text(USER_SCRIPT)
-    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "use.py"], cwd=work, capture_output=True,
-                       text=True, env=_clean_env(str(root), str(root / "cache"), env_dir), timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    res = json.loads(r.stdout.strip().splitlines()[-1])
-    # everything from the venv, nothing from the source tree
-    assert res["tl_file"].startswith(env_dir + os.sep) and res["checkout"] is None, res
-    assert res["ops_package"] == os.path.join(os.path.dirname(res["tl_file"]), "_data", "ops.tlpkg"), res
-    assert res["runtime"] == os.path.join(os.path.dirname(res["tl_file"]), "_lib", "libtl_runtime.so"), res
-    assert REPO not in r.stdout
-    # tl.ops.softmax: float32 within a few ulps of float64 NumPy (relative 1e-5)
-    assert res["softmax_shape"] == [37, 301] and res["softmax_dtype"] == "float32"
-    assert res["softmax_max_rel"] < 1e-5, res
-    # tlc build of the user's kernel, tl.load, call: x*y+x rounded after each op as NumPy float32 does
-    assert res["build_rc"] == 0, res["build_err"]
-    assert res["mul_add_equal"], res
-    assert res["mul_add_max_abs"] < 1e-5, res
+    res, stdout = _use(root, env_dir)
+    _check_installed_use(res, stdout, env_dir)
 
 
 SYSTEM_LIBS = ("libarchive.so.13", "libjansson.so.4", "libcrypto.so.3")
@@ -159,20 +176,12 @@ def test_installed_wheel_works_with_the_system_libraries_hidden(venv):
     probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"], capture_output=True)
     if probe.returncode != 0 or not files:
         pytest.skip(f"needs root for a private mount namespace (unshare -m) and the system copies ({files})")
-    work = root / "hidden"
-    work.mkdir()
-    (work / "my_mul_add.py").write_text(USER_KERNEL)
-    (work / "use.py").write_text(USER_SCRIPT)
     py = os.path.join(env_dir, "bin", "python")
     hide = " && ".join(f"mount --bind /dev/null {f}" for f in files)
     # before tl is imported, loading each library by its soname must fail: they really are gone
     gone = "; ".join(f"python -c 'import ctypes; ctypes.CDLL(\"{n}\")' 2>/dev/null && exit 3" for n in SYSTEM_LIBS)
     script = f"{hide} && {{ {gone}; true; }} && exec {py} use.py"
-    r = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script], cwd=work,
-                       capture_output=True, text=True, env=_clean_env(str(root), str(root / "cache"), env_dir),
-                       timeout=600)
-    assert r.returncode == 0, f"rc {r.returncode}: {r.stdout}{r.stderr}"
-    res = json.loads(r.stdout.strip().splitlines()[-1])
+    res, _ = _use(root, env_dir, ["unshare", "-m", "--propagation", "private", "sh", "-c", script], "hidden")
     assert res["softmax_max_rel"] < 1e-5 and res["build_rc"] == 0 and res["mul_add_equal"], res
 
 
@@ -233,20 +242,6 @@ def test_pip_installs_the_sdist(dist, tmp_path):
     and the operator package, and the installed copy runs tl.ops.softmax and tlc build + tl.load.
     The operator build shares this machine's compiler cache, so it is quick after `make ops`."""
     from tlc.config import cache_dir
-    env = _clean_env(str(tmp_path), str(cache_dir()))
-    subprocess.run([sys.executable, "-m", "venv", str(tmp_path / "venv")], check=True, env=env, cwd=tmp_path)
-    env_dir = str(tmp_path / "venv")
-    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "-m", "pip", "install", "-q", dist[1]],
-                       env=env, cwd=tmp_path, capture_output=True, text=True, timeout=1800)
-    assert r.returncode == 0, f"pip install of {dist[1]} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / "my_mul_add.py").write_text(USER_KERNEL)
-    (work / "use.py").write_text(USER_SCRIPT)
-    r = subprocess.run([os.path.join(env_dir, "bin", "python"), "use.py"], cwd=work, capture_output=True,
-                       text=True, env=_clean_env(str(tmp_path), str(tmp_path / "cache"), env_dir), timeout=600)
-    assert r.returncode == 0, r.stdout + r.stderr
-    res = json.loads(r.stdout.strip().splitlines()[-1])
-    assert res["tl_file"].startswith(env_dir + os.sep) and res["checkout"] is None, res
-    assert res["ops_package"] == os.path.join(os.path.dirname(res["tl_file"]), "_data", "ops.tlpkg"), res
-    assert res["softmax_max_rel"] < 1e-5 and res["build_rc"] == 0 and res["mul_add_equal"], res
+    env_dir = _install(tmp_path, dist[1], str(cache_dir()))
+    res, stdout = _use(tmp_path, env_dir)
+    _check_installed_use(res, stdout, env_dir)
