@@ -110,7 +110,7 @@ CROSS_CMDS = ("aarch64-linux-gnu-gcc", "riscv64-linux-gnu-gcc", "aarch64-linux-g
               "apt-get", "dpkg-deb")
 ARM64 = tuple(f"{p}:arm64" for p in ("libarchive-dev", "libjansson-dev", "libssl-dev", "zlib1g-dev",
                                       "libbz2-dev", "liblzma-dev", "libzstd-dev", "nettle-dev"))
-ALL_DEB = ("debian-archive-keyring", *ARM64)
+ALL_DEB = ("debian-archive-keyring", *ARM64, "libdlpack-dev")
 
 
 def test_one_tool_present_does_not_hide_the_others(tmp_path):
@@ -132,7 +132,7 @@ def test_commands_pkg_config_modules_and_debs_each_on_their_own(tmp_path):
         "binutils-riscv64-linux-gnu", "llvm", "qemu-user",                          # qemu-aarch64 only
         "libarchive-dev:arm64", "libjansson-dev:arm64", "zlib1g-dev:arm64", "libbz2-dev:arm64",
         "liblzma-dev:arm64", "libzstd-dev:arm64",
-        "cmake", "valgrind"]
+        "cmake", "valgrind", "libdlpack-dev"]
     assert m.apt_calls() == []
 
 
