@@ -3,9 +3,11 @@ extra), torch's ATen/dlpack.h (1.3 in torch 2.13, the test extra) and upstream 0
 libdlpack-dev, tools/deps.py test). For each: static asserts that every enumerator, macro, struct
 size and field offset tl/dlpack_compat.h defines has the real header's value (C11 and C++17), both
 include orders with tl/runtime.h (-Wall -Wextra -Werror), and tl_value_from_dlpack driving the
-fixture package's add kernel with DLManagedTensorVersioned tensors built from the real header."""
+fixture package's add kernel with DLManagedTensorVersioned tensors built from the real header, and
+from the capsules torch and NumPy export (__dlpack__(max_version=(1, 0)))."""
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import re
 import shutil
@@ -170,7 +172,7 @@ def _build_dlpack_use(tmp_path, std, defines, inc) -> Path:
 def _run_dlpack_use(exe, package_path) -> str:
     r = subprocess.run([str(exe), str(package_path)], capture_output=True, text=True)
     assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
-    assert "FAIL" not in r.stdout and sum(ln.startswith("ok ") for ln in r.stdout.splitlines()) == 8, r.stdout
+    assert "FAIL" not in r.stdout and sum(ln.startswith("ok ") for ln in r.stdout.splitlines()) == 9, r.stdout
     return r.stdout
 
 
@@ -207,3 +209,54 @@ def test_pre_1_0_header_both_orders(order, std, tmp_path):
     subprocess.run([cc, f"-std={std}", *STRICT, f"-I{INCLUDE}", str(src), "-o", str(tmp_path / "t"),
                     f"-L{LIBDIR}", f"-Wl,-rpath,{LIBDIR}", "-ltl_runtime"], check=True)
     assert subprocess.run([str(tmp_path / "t")]).returncode == 0
+
+
+def _producer_arrays(producer):
+    """(a, b, out, read-only) 2x3 float32 arrays of producer, out zero; the last one not writable."""
+    import numpy as np
+    if producer == "numpy":
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        ro = a.copy()
+        ro.flags.writeable = False
+        return a, a * 10, np.zeros((2, 3), np.float32), ro
+    torch = pytest.importorskip("torch")
+    a = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    return a, a * 10, torch.zeros(2, 3), None
+
+
+@pytest.mark.parametrize("producer", ["numpy", "torch"])
+def test_helper_takes_producer_capsules(producer, package_path):
+    """DLManagedTensorVersioned from real producers' capsules, through ctypes: the launch adds them;
+    NumPy's read-only array (DLPACK_FLAG_BITMASK_READ_ONLY) is refused for the written 'out'."""
+    import tl._runtime as R
+    lib = ctypes.CDLL(str(LIBDIR / "libtl_runtime.so"))
+    for name, (restype, argtypes) in R.FUNCTIONS.items():
+        getattr(lib, name).restype, getattr(lib, name).argtypes = restype, argtypes
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    rt, pkg, k = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.tl_runtime_create(None, ctypes.byref(rt)) == 0
+    try:
+        assert lib.tl_package_open(rt, str(package_path).encode(), ctypes.byref(pkg)) == 0
+        assert lib.tl_package_kernel(pkg, b"add", ctypes.byref(k)) == 0
+        a, b, out, ro = _producer_arrays(producer)
+        caps = [x.__dlpack__(max_version=(1, 0)) for x in (a, b, out)]   # kept alive over the launch
+        args = (R.tl_value_t * 3)()
+        for i, cap in enumerate(caps):
+            ptr = ctypes.cast(get(cap, b"dltensor_versioned"), ctypes.POINTER(R.DLManagedTensorVersioned))
+            assert ptr.contents.version.major == 1
+            assert lib.tl_value_from_dlpack(k, i, ptr, ctypes.byref(args[i])) == 0, lib.tl_runtime_last_error(rt)
+        assert lib.tl_kernel_launch(k, args, 3, None) == 0, lib.tl_runtime_last_error(rt)
+        assert out.tolist() == (a + b).tolist() == [[0, 11, 22], [33, 44, 55]]
+        if ro is not None:
+            cap = ro.__dlpack__(max_version=(1, 0))
+            ptr = ctypes.cast(get(cap, b"dltensor_versioned"), ctypes.POINTER(R.DLManagedTensorVersioned))
+            assert ptr.contents.flags & 1
+            v = R.tl_value_t()
+            assert lib.tl_value_from_dlpack(k, 0, ptr, ctypes.byref(v)) == 0     # read: fine
+            assert lib.tl_value_from_dlpack(k, 2, ptr, ctypes.byref(v)) == 1     # written: refused
+            assert b"argument 'out' (#2): the kernel writes this parameter, the tensor is read-only" in \
+                lib.tl_runtime_last_error(rt)
+    finally:
+        lib.tl_package_release(pkg)
+        lib.tl_runtime_release(rt)

@@ -90,6 +90,10 @@ int main(int argc, char** argv) {
   s = tl_value_from_dlpack(add, 0, NULL, &v);
   check(s == TL_ERROR_INVALID_ARGUMENT && strstr(tl_runtime_last_error(rt), "argument 'a' (#0): tensor is NULL"),
         "NULL tensor refused", tl_runtime_last_error(rt));
+  tl_kernel_t* axpy = NULL;  /* axpy(x, y, alpha): #2 is a scalar */
+  s = tl_package_kernel(pkg, "axpy", &axpy) == TL_OK ? tl_value_from_dlpack(axpy, 2, &ta, &v) : TL_ERROR_NOT_FOUND;
+  check(s == TL_ERROR_INVALID_ARGUMENT && strstr(tl_runtime_last_error(rt), "argument 'alpha' (#2) is a scalar"),
+        "scalar parameter refused", tl_runtime_last_error(rt));
   s = tl_value_from_dlpack(NULL, 0, &ta, &v);
   check(s == TL_ERROR_INVALID_ARGUMENT, "NULL kernel refused", "");
   /* the dtype is still the launch's business: an int32 tensor through the helper fails the launch */
