@@ -78,7 +78,7 @@ ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
 SAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-.PHONY: install server test-sanitize fuzz server-deps sanitize-deps fuzz-deps
+.PHONY: install install-deps server test-sanitize fuzz server-deps sanitize-deps fuzz-deps
 server-deps: | sysdeps
 	@$(DEPS) server
 sanitize-deps: | sysdeps
@@ -86,8 +86,13 @@ sanitize-deps: | sysdeps
 fuzz-deps: | sysdeps
 	@$(DEPS) fuzz
 
-# libtl_runtime.so/.a, include/tl/*.h, lib/pkgconfig/tl_runtime.pc, lib/cmake/tl_runtime/ under PREFIX
-install: runtime
+# make install PREFIX=... [LIBDIR=$(PREFIX)/lib] [INCLUDEDIR=$(PREFIX)/include] [DESTDIR=...]:
+# libtl_runtime.so/.a, include/tl/*.h, LIBDIR/pkgconfig/tl_runtime.pc and tl_runtime-static.pc,
+# LIBDIR/cmake/tl_runtime/ (libtl_runtime/Makefile). Needs no Python: install-deps is
+# tools/c_deps.sh, a POSIX sh check of the C build's own requirements (installs only the missing).
+install-deps:
+	@sh tools/c_deps.sh
+install: | install-deps
 	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime PREFIX=$(PREFIX) install
 
 # examples/server: C++17, linked through pkg-config (the build tree's tl_runtime.pc), header from the package

@@ -103,6 +103,19 @@ class DLTensor(Structure):
                 ("shape", POINTER(c_int64)), ("strides", POINTER(c_int64)), ("byte_offset", c_uint64)]
 
 
+class DLPackVersion(Structure):
+    _fields_ = [("major", c_uint32), ("minor", c_uint32)]
+
+
+class DLManagedTensor(Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", c_void_p), ("deleter", c_void_p)]
+
+
+class DLManagedTensorVersioned(Structure):
+    _fields_ = [("version", DLPackVersion), ("manager_ctx", c_void_p), ("deleter", c_void_p),
+                ("flags", c_uint64), ("dl_tensor", DLTensor)]
+
+
 class tl_param_t(Structure):
     _fields_ = [("name", c_char_p), ("kind", c_uint32), ("dtype", c_uint32), ("rank", c_uint32),
                 ("access", c_uint32)]
@@ -158,7 +171,8 @@ class tl_value_t(Structure):
     _fields_ = [("tensor", POINTER(DLTensor)), ("i64", c_int64), ("f64", c_double)]
 
 
-STRUCTS = {c.__name__: c for c in (DLDevice, DLDataType, DLTensor, tl_param_t, tl_tensor_t, tl_arg_t, tl_grid_t,
+STRUCTS = {c.__name__: c for c in (DLDevice, DLDataType, DLTensor, DLPackVersion, DLManagedTensor,
+                                   DLManagedTensorVersioned, tl_param_t, tl_tensor_t, tl_arg_t, tl_grid_t,
                                    tl_kernel_desc_t, tl_host_env_t, tl_bundle_t, tl_runtime_options_t,
                                    tl_launch_options_t, tl_value_t)}
 
@@ -183,6 +197,7 @@ FUNCTIONS = {
     "tl_package_kernel": (c_int32, [_pkg_p, c_char_p, POINTER(_kernel_p)]),
     "tl_kernel_desc": (POINTER(tl_kernel_desc_t), [_kernel_p]),
     "tl_kernel_launch": (c_int32, [_kernel_p, POINTER(tl_value_t), c_uint32, POINTER(tl_launch_options_t)]),
+    "tl_value_from_dlpack": (c_int32, [_kernel_p, c_uint32, POINTER(DLManagedTensorVersioned), POINTER(tl_value_t)]),
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -76,7 +76,9 @@ GROUPS: dict[str, list[Req]] = {
         Req("deb", "debian-archive-keyring", "debian-archive-keyring"),
         *(Req("deb", f"{p}:arm64", f"{p}:arm64") for p in ARM64_LIBS),
     ],
-    "test-tools": _cmds("g++", "cmake", "valgrind", "nm=binutils"),
+    # libdlpack-dev: upstream DLPack 0.6 dlpack.h, the pre-1.0 header tests/runtime/test_dlpack_headers.py
+    # builds tl/dlpack_compat.h against (the 1.x ones come from the test extra: torch, apache-tvm-ffi)
+    "test-tools": [*_cmds("g++", "cmake", "valgrind", "nm=binutils"), Req("deb", "libdlpack-dev", "libdlpack-dev")],
     "server": _cmds("g++"),
     # libgcc-N-dev of gcc N ({gcc} is filled in from gcc -dumpversion; 12 on Debian 12)
     "sanitize": [Req("gcc-lib", "libasan.so", "libgcc-{gcc}-dev"), Req("gcc-lib", "libubsan.so", "libgcc-{gcc}-dev")],

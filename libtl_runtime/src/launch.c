@@ -331,3 +331,38 @@ done:
   tl__free(rt, heap);
   return st;
 }
+
+TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
+                                        const DLManagedTensorVersioned* tensor, tl_value_t* out) {
+  if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  const tl_kernel_desc_t* desc = kernel->desc;
+  tl_runtime_t* rt = kernel->package->runtime;
+  if (param_index >= desc->num_params)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: param_index %u out of range (%u parameters)",
+                         desc->name, param_index, desc->num_params);
+  const tl_param_t* prm = &desc->params[param_index];
+  if (out == NULL)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: argument '%s' (#%u): out is NULL", desc->name,
+                         prm->name, param_index);
+  if (prm->kind != TL_PARAM_TENSOR)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: argument '%s' (#%u) is a scalar, not a tensor parameter", desc->name, prm->name,
+                         param_index);
+  if (tensor == NULL)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: argument '%s' (#%u): tensor is NULL",
+                         desc->name, prm->name, param_index);
+  if (tensor->version.major != DLPACK_MAJOR_VERSION)
+    return tl__set_error(rt, TL_ERROR_VERSION,
+                         "kernel %s: argument '%s' (#%u): DLManagedTensorVersioned of DLPack major version %u, "
+                         "this runtime reads major version %d",
+                         desc->name, prm->name, param_index, tensor->version.major, DLPACK_MAJOR_VERSION);
+  if ((tensor->flags & DLPACK_FLAG_BITMASK_READ_ONLY) && (prm->access & TL_ACCESS_WRITE))
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: argument '%s' (#%u): the kernel writes this parameter, the tensor is read-only "
+                         "(DLPACK_FLAG_BITMASK_READ_ONLY)",
+                         desc->name, prm->name, param_index);
+  out->tensor = &tensor->dl_tensor;
+  out->i64 = 0;
+  out->f64 = 0.0;
+  return TL_OK;
+}

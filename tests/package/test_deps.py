@@ -110,7 +110,7 @@ CROSS_CMDS = ("aarch64-linux-gnu-gcc", "riscv64-linux-gnu-gcc", "aarch64-linux-g
               "apt-get", "dpkg-deb")
 ARM64 = tuple(f"{p}:arm64" for p in ("libarchive-dev", "libjansson-dev", "libssl-dev", "zlib1g-dev",
                                       "libbz2-dev", "liblzma-dev", "libzstd-dev", "nettle-dev"))
-ALL_DEB = ("debian-archive-keyring", *ARM64)
+ALL_DEB = ("debian-archive-keyring", *ARM64, "libdlpack-dev")
 
 
 def test_one_tool_present_does_not_hide_the_others(tmp_path):
@@ -132,7 +132,7 @@ def test_commands_pkg_config_modules_and_debs_each_on_their_own(tmp_path):
         "binutils-riscv64-linux-gnu", "llvm", "qemu-user",                          # qemu-aarch64 only
         "libarchive-dev:arm64", "libjansson-dev:arm64", "zlib1g-dev:arm64", "libbz2-dev:arm64",
         "liblzma-dev:arm64", "libzstd-dev:arm64",
-        "cmake", "valgrind"]
+        "cmake", "valgrind", "libdlpack-dev"]
     assert m.apt_calls() == []
 
 
@@ -205,9 +205,10 @@ def test_unknown_group_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("target", ["test", "test-cross", "test-cross-quick", "server", "test-sanitize",
-                                    "fuzz", "run", "bench", "install", "onnx-conformance", "ops-docs"])
+                                    "fuzz", "run", "bench", "onnx-conformance", "ops-docs"])
 def test_every_public_target_reaches_its_dependency_check(target):
-    """make -n of each public target runs tools/deps.py with the group it needs before its work."""
+    """make -n of each public target runs tools/deps.py with the group it needs before its work
+    (make install: tools/c_deps.sh, test_install_checks_its_c_deps_without_python)."""
     repo = DEPS.parents[1]
     # -o: build/ops.tlpkg counts as made (the server binary names it; make ops makes it)
     r = subprocess.run(["make", "-n", "-o", "build/ops.tlpkg", target], cwd=repo, capture_output=True,
@@ -217,3 +218,11 @@ def test_every_public_target_reaches_its_dependency_check(target):
     need = {"test": {"base", "test", "cross"}, "test-cross": {"base", "cross"}, "test-cross-quick": {"base", "cross"},
             "server": {"base", "server"}, "test-sanitize": {"base", "sanitize"}, "fuzz": {"fuzz"}}.get(target, {"base"})
     assert need <= groups, (target, groups)
+
+
+def test_install_checks_its_c_deps_without_python():
+    """make install runs the POSIX sh check of the C build's requirements, and no tools/deps.py."""
+    r = subprocess.run(["make", "-n", "install", "PREFIX=/nonexistent"], cwd=DEPS.parents[1], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "sh tools/c_deps.sh" in r.stdout and "tools/deps.py" not in r.stdout, r.stdout

@@ -130,6 +130,19 @@ TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel);
 TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                     const tl_launch_options_t* options);
 
+/* A DLPack 1.x tensor as the launch argument for parameter param_index of kernel: sets
+ * out->tensor = &tensor->dl_tensor (out->i64 = 0, out->f64 = 0). Ownership stays with the caller:
+ * the tensor must outlive the launch, and the caller calls tensor->deleter afterwards (also when
+ * this fails). Refuses, with TL_ERROR_INVALID_ARGUMENT and a message naming the kernel and the
+ * argument: param_index >= the kernel's parameter count, a scalar parameter, a NULL tensor or out,
+ * and a tensor flagged DLPACK_FLAG_BITMASK_READ_ONLY for a parameter the kernel writes (access
+ * TL_ACCESS_WRITE or TL_ACCESS_READWRITE); with TL_ERROR_VERSION: version.major != 1 (the other
+ * fields are then not read). dtype, device, shape and strides are checked by tl_kernel_launch.
+ * kernel == NULL: TL_ERROR_INVALID_ARGUMENT without a message. */
+struct DLManagedTensorVersioned;
+TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
+                                        const struct DLManagedTensorVersioned* tensor, tl_value_t* out);
+
 #ifdef __cplusplus
 }
 #endif
