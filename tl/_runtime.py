@@ -183,6 +183,7 @@ FUNCTIONS = {
     "tl_package_kernel": (c_int32, [_pkg_p, c_char_p, POINTER(_kernel_p)]),
     "tl_kernel_desc": (POINTER(tl_kernel_desc_t), [_kernel_p]),
     "tl_kernel_launch": (c_int32, [_kernel_p, POINTER(tl_value_t), c_uint32, POINTER(tl_launch_options_t)]),
+    "tl_kernel_check": (c_int32, [_kernel_p, c_char_p, c_uint64]),
 }
 
 # ---------------------------------------------------------------------------------------------

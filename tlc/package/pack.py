@@ -97,7 +97,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
         (stage / f"{unit.name}.ir").write_text(res.ir_text)
         if reuse is not None and not uses_own_code(variant, res.c_source):
             meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
-                    "warnings": res.warnings, "reuse": reuse}
+                    "warnings": res.warnings, "doc": res.doc, "reuse": reuse}
             return str(c.publish("objects", key, stage, meta)), None
         build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
     except TLCompileError as e:
@@ -106,7 +106,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
     except PackageError as e:
         return None, ("package", str(e))    # the staging dir stays so the command can be rerun
     meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
-            "warnings": res.warnings}
+            "warnings": res.warnings, "doc": res.doc}
     return str(c.publish("objects", key, stage, meta)), None
 
 
@@ -266,7 +266,8 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
             bundles.append({"path": path, "variant": v.name, "arch": v.arch, "features": list(v.features),
                             "priority": v.priority})
         header = f"include/{c_identifier(name)}.h"
-        payloads[header] = render_header(name, kernels, __version__).encode()
+        file_docs = {u.display: metas[(u.name, variants[0].name)].get("doc", "") for u in units}
+        payloads[header] = render_header(name, kernels, __version__, file_docs).encode()
         files.append({"path": header})
         if keep_sources:
             for u in units:
