@@ -134,7 +134,7 @@ def test_ops_header_documents_linear_and_softmax():
     assert "(N, K), so pass its transpose" in linear
     assert "ACT (activation after the bias): 0 none, 1 relu, 2 gelu (erf form), 3 gelu (tanh form)," in linear
     assert "with RES == 0 it must still be a float32 rank-2" in linear
-    assert "constexprs: ACT=0, RES=0" in linear
+    assert "constexprs: ACT=0, BK=128, BM=256, BN=128, RES=0" in linear
     softmax = h.split("/* softmax__DT_float32(")[1].split("*/")[0]
     assert "Softmax along the last axis (axis 1: each row i on its own)" in softmax
     assert "x, out: (R, N) of dtype DT" in softmax

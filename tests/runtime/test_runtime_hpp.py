@@ -70,3 +70,14 @@ def test_header_alone_and_cxx14_refused(tmp_path, cxx):
     r = subprocess.run([cxx, "-std=c++14", f"-I{INCLUDE}", "-c", str(src), "-o", str(tmp_path / "t.o")],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "tl/runtime.hpp needs C++17" in r.stderr
+
+
+def test_launch_with_a_container_is_a_compile_error(tmp_path):
+    if shutil.which("g++") is None:
+        pytest.skip("no g++")
+    src = tmp_path / "bad.cpp"
+    src.write_text('#include <vector>\n#include "tl/runtime.hpp"\n'
+                   "void f(const tl::Kernel& k, std::vector<float>& v) { k.launch(v); }\n")
+    r = subprocess.run(["g++", *STRICT, f"-I{INCLUDE}", "-fsyntax-only", str(src)], capture_output=True, text=True)
+    assert r.returncode != 0
+    assert "tl::Kernel::launch: pass a tl::TensorView for a tensor, an arithmetic value for a scalar" in r.stderr

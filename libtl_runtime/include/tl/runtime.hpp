@@ -437,9 +437,11 @@ class Kernel {
     return Status();
   }
   template <class T>
-  static Status put(const tl_kernel_desc_t* d, uint32_t i, const T&, tl_value_t*,
+  static Status put(const tl_kernel_desc_t*, uint32_t, const T&, tl_value_t*,
                     std::enable_if_t<!std::is_arithmetic_v<T> && !std::is_convertible_v<T, const TensorView&>, int> = 0) {
-    return bad_arg(d, i, "has a type that is neither a tl::TensorView nor an arithmetic scalar");
+    static_assert(unsupported_dtype<T>, "tl::Kernel::launch: pass a tl::TensorView for a tensor, an arithmetic value "
+                                        "for a scalar");
+    return Status();
   }
 
   template <class... Args>
