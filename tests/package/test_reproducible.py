@@ -84,3 +84,16 @@ def test_descriptor_source_is_relative(tmp_path):
         assert pkg.kernel("shift_b").source == "kern/sub/b.py:13"
     finally:
         pkg.close()
+
+
+def test_display_paths_carry_no_build_machine_layout(tmp_path, monkeypatch):
+    from tlc.package.pack import discover
+    src = _tree(tmp_path / "x" / "y")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    assert [u.display for u in discover([str(src)])] == ["kern/a.py", "kern/sub/b.py"]
+    assert [u.display for u in discover([os.path.relpath(src / "a.py")])] == ["a.py"]     # ../x/y/kern/a.py
+    assert [u.display for u in discover([str(src / "sub" / "b.py")])] == ["b.py"]
+    monkeypatch.chdir(src.parent)
+    assert [u.display for u in discover(["kern/sub/b.py"])] == ["kern/sub/b.py"]

@@ -40,7 +40,9 @@ class Unit:
 def discover(sources) -> list[Unit]:
     """TL files from ``sources`` (files, or directories searched recursively for *.py files that
     contain ``@tl.kernel``; names starting with '_' or '.' are skipped). Order: as given, then
-    sorted. Raises PackageError for a missing path or when nothing is found."""
+    sorted. Display paths (the manifest's and descriptors' ``source``): a directory's files as
+    ``<dir name>/<path below it>``, a file as given when relative and inside the working
+    directory, else by its name. Raises PackageError for a missing path or when nothing is found."""
     found: list[tuple[Path, str]] = []
     for src in sources:
         p = Path(src)
@@ -57,7 +59,9 @@ def discover(sources) -> list[Unit]:
                 from tlc.parse import parse_source     # a syntax error is the first thing to report
                 parse_source(data.decode("utf-8", "replace"), str(src))
                 raise PackageError(f"no @tl.kernel functions in {src}")
-            found.append((p.resolve(), os.path.relpath(p) if not os.path.isabs(src) else p.name))
+            rel = os.path.relpath(p) if not os.path.isabs(src) else p.name
+            # outside the working directory: its name only (no path of the build machine's layout)
+            found.append((p.resolve(), p.name if rel.startswith("..") else rel))
         else:
             raise PackageError(f"{src}: no such file or directory")
     seen, units, names = set(), [], set()
