@@ -238,7 +238,8 @@ class TensorView {
                     "tl::TensorView: shape[" + std::to_string(i) + "] is negative (" + std::to_string(shape[i]) + ")");
       shape_[i] = shape[i];
       strides_[i] = strides.size() != 0 ? strides[i] : step;
-      step *= shape[i];
+      if (__builtin_mul_overflow(step, shape[i], &step) && strides.size() == 0)
+        throw Error(TL_ERROR_INVALID_ARGUMENT, "tl::TensorView: the shape's element count overflows int64");
     }
     if (bounded) check_bounds(count);
     dl_.data = data;

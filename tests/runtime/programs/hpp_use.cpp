@@ -116,6 +116,8 @@ static void errors(const char* path) {
                [&] { tl::TensorView::of(x, {2, 2}, {3, 3}); });
   expect_error("negative stride below the start", TL_ERROR_INVALID_ARGUMENT, "offsets -3 .. 0",
                [&] { tl::TensorView::of(x, {4}, {-1}); });
+  expect_error("element count overflow", TL_ERROR_INVALID_ARGUMENT, "overflows int64",
+               [&] { tl::TensorView::of(x.data(), {INT64_C(1) << 40, INT64_C(1) << 40}); });
   std::vector<float> none;
   expect_error("view of an empty vector", TL_ERROR_INVALID_ARGUMENT, "outside the 0 elements",
                [&] { tl::TensorView::of(none, {4}); });
