@@ -23,7 +23,7 @@ from setuptools import Distribution, Extension, setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PUBLIC_HEADERS = ("runtime.h", "bundle_abi.h", "dlpack_compat.h")
+PUBLIC_HEADERS = ("runtime.h", "bundle_abi.h", "dlpack_compat.h", "runtime.hpp")
 
 
 class BinaryDistribution(Distribution):

@@ -23,7 +23,12 @@ import tl
 def channel_affine(x: tl.tensor(DT, 2), scale: tl.tensor(tl.float32, 1), shift: tl.tensor(tl.float32, 1),
                    res: tl.tensor(DT, 2), out: tl.tensor(DT, 2), DT: tl.constexpr = tl.float32,
                    ACT: tl.constexpr = 0, RES: tl.constexpr = 0, BN: tl.constexpr = 256):
-    """out = act(x * scale[row] + shift[row] (+ res))."""
+    """out[r, :] = act(x[r, :] * scale[r] + shift[r] (+ res[r, :] when RES == 1)).
+
+    x, res, out: (R, L) of dtype DT, any strides; scale, shift: float32 (R,). res is read only
+    when RES == 1; with RES == 0 it must still be a rank-2 DT tensor (a 1 x 1 dummy will do).
+    ACT: 0 none, 1 relu (max(y, 0), after the residual). RES: 0 none, 1 adds res.
+    """
     r = tl.program_id(1)
     c = tl.program_id(0) * BN
     s = tl.load(scale + (r,))

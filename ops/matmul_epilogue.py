@@ -42,7 +42,16 @@ def linear_tile(a, w, bias, res, c, ACT: tl.constexpr, RES: tl.constexpr, BM: tl
 def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
            res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
            RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 128, BK: tl.constexpr = 128):
-    """c = act(a @ w + bias) (+ res when RES == 1)."""
+    """c = act(a @ w + bias) (+ res when RES == 1), float32, any strides.
+
+    a: (M, K). w: (K, N), in_features x out_features (c = a @ w); PyTorch's nn.Linear.weight is
+    (N, K), so pass its transpose (a (K, N) view of it, strides (1, K), needs no copy); a square
+    weight passed untransposed gives a wrong result and no error. bias: (N,). res: (M, N), read
+    only when RES == 1; with RES == 0 it must still be a float32 rank-2 tensor (not read: a
+    1 x 1 dummy will do). c: (M, N), written; it must not overlap a, w, bias or res.
+    ACT (activation after the bias): 0 none, 1 relu, 2 gelu (erf form), 3 gelu (tanh form),
+    4 silu. RES: 0 no residual, 1 adds res after the activation. Grid (cdiv(M, 256), cdiv(N, 128)).
+    """
     linear_tile(a, w, bias, res, c, ACT, RES, BM, BN, BK)
 
 
@@ -53,5 +62,6 @@ def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.te
 def linear_wide(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
                 res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
                 RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 256, BK: tl.constexpr = 128):
-    """``linear`` in 256 x 256 tiles of c (A copied half as often; same fma order)."""
+    """``linear`` (the same a, w (K, N), bias, res, c, ACT and RES) in 256 x 256 tiles of c (A copied
+    half as often; same fma order, same results). Grid (cdiv(M, 256), cdiv(N, 256))."""
     linear_tile(a, w, bias, res, c, ACT, RES, BM, BN, BK)

@@ -30,7 +30,12 @@ import tl
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, V: tl.constexpr = 16):
-    """out[i, :] = exp(x[i, :] - max) / sum(exp(x[i, :] - max))."""
+    """Softmax along the last axis (axis 1: each row i on its own):
+    out[i, :] = exp(x[i, :] - max) / sum(exp(x[i, :] - max)), max = max(x[i, :]).
+
+    x, out: (R, N) of dtype DT, any strides, N >= 1. A row of all -inf
+    gives NaN; a NaN anywhere in a row makes the row NaN. Grid (R,): one program per row.
+    """
     r = tl.program_id(0) * BR
     n = x.shape[1]
     BLOCK = 4 * V
@@ -73,7 +78,11 @@ def softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
 def log_softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
                 DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, V: tl.constexpr = 16):
-    """out[i, :] = (x[i, :] - max) - log(sum(exp(x[i, :] - max)))."""
+    """log(softmax) along the last axis (axis 1: each row i on its own):
+    out[i, :] = (x[i, :] - max) - log(sum(exp(x[i, :] - max))), max = max(x[i, :]).
+
+    x, out: (R, N) of dtype DT, any strides, N >= 1. Grid (R,).
+    """
     r = tl.program_id(0) * BR
     n = x.shape[1]
     BLOCK = 4 * V

@@ -198,6 +198,7 @@ FUNCTIONS = {
     "tl_kernel_desc": (POINTER(tl_kernel_desc_t), [_kernel_p]),
     "tl_kernel_launch": (c_int32, [_kernel_p, POINTER(tl_value_t), c_uint32, POINTER(tl_launch_options_t)]),
     "tl_value_from_dlpack": (c_int32, [_kernel_p, c_uint32, POINTER(DLManagedTensorVersioned), POINTER(tl_value_t)]),
+    "tl_kernel_check": (c_int32, [_kernel_p, c_char_p, c_uint64]),
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ The package layer (tlc/package/pack.py) calls :func:`compile_unit` only on cache
 """
 from __future__ import annotations
 
+import ast
 import os
 from dataclasses import dataclass, field
 
@@ -15,13 +16,14 @@ from tlc.target import Variant
 @dataclass
 class UnitResult:
     """One TL file compiled for one variant: C source, IR text after the pipeline ("" when no
-    printer exists), the manifest's kernel entries (see :func:`kernel_info`) and the rendered
-    performance warnings (see :func:`lint`)."""
+    printer exists), the manifest's kernel entries (see :func:`kernel_info`), the rendered
+    performance warnings (see :func:`lint`) and the file's module docstring ("" when none)."""
 
     c_source: str
     ir_text: str
     kernels: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    doc: str = ""
 
 
 def _jsonable(value):
@@ -32,9 +34,21 @@ def _jsonable(value):
     return value
 
 
-def kernel_info(kernel, display_file: str) -> dict:
-    """Manifest entry of a tlc.lower.ir.Kernel: name, source "file:line", has_grid, constexprs,
-    params (runtime parameters in call order: name, kind, dtype, rank, access)."""
+def docstrings(text: str) -> tuple[str, dict[str, str]]:
+    """(module docstring, {top-level function name: docstring}) of TL source text, cleaned with
+    ast.get_docstring (indentation removed; "" when absent; ("", {}) when the text does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return "", {}
+    funcs = {f.name: ast.get_docstring(f) or "" for f in tree.body if isinstance(f, ast.FunctionDef)}
+    return ast.get_docstring(tree) or "", funcs
+
+
+def kernel_info(kernel, display_file: str, doc: str = "") -> dict:
+    """Manifest entry of a tlc.lower.ir.Kernel: name, source "file:line" (``display_file``: the path
+    relative to the build root), has_grid, constexprs, params (runtime parameters in call order:
+    name, kind, dtype, rank, access), doc (the @tl.kernel function's docstring)."""
     line = kernel.loc.line if kernel.loc is not None else 0
     params = []
     for p in kernel.runtime_params:
@@ -42,7 +56,7 @@ def kernel_info(kernel, display_file: str) -> dict:
                        "rank": p.rank, "access": p.access})
     return {"name": kernel.name, "base_name": kernel.base_name or kernel.name, "source": f"{display_file}:{line}",
             "has_grid": kernel.grid is not None,
-            "constexprs": {k: _jsonable(v) for k, v in kernel.constexprs}, "params": params}
+            "constexprs": {k: _jsonable(v) for k, v in kernel.constexprs}, "params": params, "doc": doc}
 
 
 def parse(path: str):
@@ -70,13 +84,14 @@ def run_pipeline(module, variant: Variant, print_ir_after_all: bool = False):
     return run(module, variant, print_ir_after_all=print_ir_after_all)
 
 
-def print_ir(module) -> str:
-    """IR text via tlc.lower.printer.print_module, or "" while the printer does not exist."""
+def print_ir(module, display_file: str | None = None) -> str:
+    """IR text via tlc.lower.printer.print_module (``display_file`` as the file name), or "" while
+    the printer does not exist."""
     try:
         from tlc.lower.printer import print_module
     except ImportError:
         return ""
-    return print_module(module)
+    return print_module(module, display_file)
 
 
 def lint(module, display_file: str | None = None) -> list[str]:
@@ -86,19 +101,26 @@ def lint(module, display_file: str | None = None) -> list[str]:
     return [w.render(display_file) for w in check(module)]
 
 
-def emit(module, variant: Variant) -> str:
+def emit(module, variant: Variant, display_file: str | None = None) -> str:
+    """The bundle C of a lowered module; ``display_file`` replaces the source path in it."""
     from tlc.emit_c import emit_bundle
-    return emit_bundle(module.kernels, variant, module.source_file)
+    return emit_bundle(module.kernels, variant, module.source_file, display_file)
 
 
 def compile_unit(path: str, variant: Variant, print_ir_after_all: bool = False, kernels: list[str] | None = None,
                  display_file: str | None = None) -> UnitResult:
-    """Compiles one TL file for one variant (raises TLCompileError for errors in the source)."""
+    """Compiles one TL file for one variant (raises TLCompileError for errors in the source).
+    ``display_file`` (default: ``path``) names the file in the C, the IR text and the manifest
+    entries (the package build gives the path relative to the build root, so no build-machine
+    path gets into a package)."""
     module = select_kernels(parse(os.fspath(path)), kernels)
     lowered = run_pipeline(module, variant, print_ir_after_all)
     display = display_file or os.fspath(path)
-    return UnitResult(emit(lowered, variant), print_ir(lowered), [kernel_info(k, display) for k in lowered.kernels],
-                      lint(module, display))
+    with open(path, encoding="utf-8") as f:
+        module_doc, docs = docstrings(f.read())
+    infos = [kernel_info(k, display, docs.get(k.base_name or k.name, "")) for k in lowered.kernels]
+    return UnitResult(emit(lowered, variant, display), print_ir(lowered, display), infos, lint(module, display),
+                      module_doc)
 
 
 def compile_kernels(path, variants, print_ir_after_all: bool = False) -> dict[str, str]:

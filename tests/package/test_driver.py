@@ -24,7 +24,8 @@ def scale(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), s: tl.float32, DT: tl.cons
 
 @pytest.fixture
 def stub_emit(monkeypatch):
-    monkeypatch.setattr(driver, "emit", lambda m, v: stub_bundle([k.name for k in m.kernels], v, m.source_file))
+    monkeypatch.setattr(driver, "emit", lambda m, v, display_file=None: stub_bundle([k.name for k in m.kernels], v,
+                                                                              display_file or m.source_file))
 
 
 def test_compile_unit_real_frontend_and_passes(tmp_path, stub_emit):

@@ -1,14 +1,16 @@
 """The C emitter: post-pipeline tile IR -> one freestanding C11 translation unit per variant.
 
 Public API:
-  emit_bundle(kernels, variant, source_file) -> str    the bundle's C source
+  emit_bundle(kernels, variant, source_file, display_file=None) -> str    the bundle's C source
   BUNDLE_CFLAGS                                        the flags the generated C relies on
 
 The TU includes "tl/bundle_abi.h", defines each kernel's entry ``k_<name>``, its grid function
 ``grid_<name>`` (kernels with a grid block), the parameter/kernel descriptor tables and the one
 exported symbol ``tl_bundle_query``. Per-ISA differences come from :mod:`tlc.emit_c.isa`
 (KeyError for a missing entry); vector math from templates/vmath.j2. Deterministic: identical
-input gives byte-identical output.
+input gives byte-identical output. ``display_file`` (e.g. "ops/softmax.py", relative to the build
+root) replaces ``source_file`` in the descriptors' ``source`` and in the C's comments, so the
+output does not depend on where the sources lie.
 """
 from __future__ import annotations
 
@@ -44,23 +46,28 @@ def _cname(name: str) -> str:
     return re.sub(r"[^0-9A-Za-z_]", "_", name)
 
 
-def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int) -> dict:
-    em = KernelEmitter(k, source_file, lanes)
+def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int, shown) -> dict:
+    em = KernelEmitter(k, source_file, lanes, shown)
     entry = em.entry_body()
-    grid = KernelEmitter(k, source_file, lanes).grid_body() if k.grid is not None else None
+    grid = KernelEmitter(k, source_file, lanes, shown).grid_body() if k.grid is not None else None
     params = [dict(name=_lit(p.name), kind="TL_PARAM_TENSOR" if p.kind == "tensor" else "TL_PARAM_SCALAR",
                    dtype=p.dtype.value if p.dtype is not None else 0, rank=p.rank if p.kind == "tensor" else 0,
                    access=_ACCESS[p.access] if p.kind == "tensor" else "TL_ACCESS_NONE")
               for p in k.runtime_params]
     constexprs = json.dumps({n: (str(v) if not isinstance(v, (int, float, bool, str)) else v)
                              for n, v in k.constexprs}, sort_keys=True)
-    src = f"{k.loc.file}:{k.loc.line}" if k.loc is not None else source_file
+    src = f"{shown(k.loc.file)}:{k.loc.line}" if k.loc is not None else shown(source_file)
     return dict(name=k.name, cname=_cname(k.name), name_lit=_lit(k.name), entry=entry, grid=grid,
-                params=params, workspace=em.ws_end, constexprs=_lit(constexprs), source=src,
+                params=params, workspace=em.ws_end, constexprs=_lit(constexprs), source=comment_safe(src),
                 source_lit=_lit(src), asm=em.asm)
 
 
-def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) -> str:
+def comment_safe(text: str) -> str:
+    """``text`` made safe inside a C block comment: no ``*/`` (nor a ``/*`` that -Wcomment flags)."""
+    return text.replace("*/", "* /").replace("/*", "/ *")
+
+
+def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str, display_file: str | None = None) -> str:
     """One C translation unit holding ``kernels`` for ``variant``.
 
     Raises KeyError when the variant's ISA table lacks an entry the code needs or an op has no
@@ -79,11 +86,13 @@ def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str) ->
                masked={k: isa_tables.entry(variant.isa, k, a="p", b="m", c="v") for k in isa_tables.MASKED})
     prelude = _ENV.get_template("prelude.j2").render(**ctx)
     vmath = _ENV.get_template("vmath.j2").render(**ctx)
-    kctx = [_kernel_ctx(k, source_file, tab["lanes"]) for k in kernels]
+    def shown(f: str) -> str:
+        return display_file if display_file and f == source_file else f
+    kctx = [_kernel_ctx(k, source_file, tab["lanes"], shown) for k in kernels]
     asm = {}
     for kc in kctx:
         asm.update(kc.pop("asm"))
     return _ENV.get_template("bundle.j2").render(
-        source_file=source_file, variant=variant.name, isa=variant.isa, prelude=prelude, vmath=vmath,
+        source_file=comment_safe(shown(source_file)), variant=variant.name, isa=variant.isa, prelude=prelude, vmath=vmath,
         asm=[asm[n] for n in sorted(asm)], kernels=kctx, variant_lit=_lit(variant.name),
         features_lit=_lit(",".join(variant.features)))

@@ -91,10 +91,11 @@ def elem_bytes(dtype: DType) -> int:
 class KernelEmitter:
     """Turns one :class:`ir.Kernel` into C lines. ``lines`` is the entry body."""
 
-    def __init__(self, kernel: ir.Kernel, source_file: str, lanes: int):
+    def __init__(self, kernel: ir.Kernel, source_file: str, lanes: int, shown=None):
         self.k = kernel
         self.lanes = lanes
         self.source_file = source_file
+        self.shown = shown or (lambda f: f)     # loc.file -> the name the C's comments give
         self.lines: list[str] = []
         self.depth = 1
         self.names: dict[int, object] = {}
@@ -135,7 +136,8 @@ class KernelEmitter:
         """A ``/* file:line */`` comment before the op's statements (not repeated while the
         previous emitted line already carries it)."""
         if op.loc is not None:
-            text = f"/* {op.loc.file}:{op.loc.line} */"
+            where = f"{self.shown(op.loc.file)}:{op.loc.line}".replace("*/", "* /").replace("/*", "/ *")
+            text = f"/* {where} */"
             if not (self.lines and self.lines[-1].strip() == text):
                 self.line(text)
 

@@ -178,7 +178,8 @@ def _match_brace(s: str, start: int) -> int:
 
 # ----------------------------------------------------------------------------- printing
 class _Printer:
-    def __init__(self) -> None:
+    def __init__(self, files: dict | None = None) -> None:
+        self.files = files or {}            # loc.file -> the name printed (print_module's display_file)
         self.ids: dict[int, int] = {}
         self.keep: list[ir.Op] = []
         self.lines: list[str] = []
@@ -199,6 +200,9 @@ class _Printer:
         text += " : " + fmt_type(op.type)
         return text
 
+    def loc(self, loc: ir.Loc) -> str:
+        return f"{self.files.get(loc.file, loc.file)}:{loc.line}:{loc.col}"
+
     def block(self, block: ir.Block, indent: str) -> None:
         for a in block.args:
             self.op(a, indent)
@@ -207,7 +211,7 @@ class _Printer:
 
     def op(self, op: ir.Op, indent: str) -> None:
         line = self.op_line(op)
-        loc = f"  // {op.loc}" if op.loc is not None else ""
+        loc = f"  // {self.loc(op.loc)}" if op.loc is not None else ""
         if not op.regions:
             self.lines.append(indent + line + loc)
             return
@@ -223,7 +227,7 @@ def print_kernel(k: ir.Kernel, p: _Printer | None = None) -> str:
     p = p or _Printer()
     hdr = fmt_attrs((("base_name", k.base_name), ("constexprs", k.constexprs),
                      ("workspace", k.workspace)))
-    p.lines.append(f"kernel @{k.name} {hdr}" + (f"  // {k.loc}" if k.loc else ""))
+    p.lines.append(f"kernel @{k.name} {hdr}" + (f"  // {p.loc(k.loc)}" if k.loc else ""))
     for prm in k.params:
         p.lines.append("  param " + fmt_attrs((("access", prm.access), ("dtype", prm.dtype),
                                                ("kind", prm.kind), ("name", prm.name),
@@ -246,10 +250,13 @@ def print_op(op: ir.Op) -> str:
     return "\n".join(p.lines)
 
 
-def print_module(module: ir.Module) -> str:
-    out = [f"module {fmt_attrs((('source_file', module.source_file),))}"]
+def print_module(module: ir.Module, display_file: str | None = None) -> str:
+    """The module's text; ``display_file`` replaces ``module.source_file`` (there and in every
+    location), e.g. a path relative to the build root."""
+    files = {module.source_file: display_file} if display_file else {}
+    out = [f"module {fmt_attrs((('source_file', files.get(module.source_file, module.source_file)),))}"]
     for k in module.kernels:
-        out.append(print_kernel(k))
+        out.append(print_kernel(k, _Printer(files)))
     return "\n".join(out) + "\n"
 
 

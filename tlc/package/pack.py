@@ -40,7 +40,9 @@ class Unit:
 def discover(sources) -> list[Unit]:
     """TL files from ``sources`` (files, or directories searched recursively for *.py files that
     contain ``@tl.kernel``; names starting with '_' or '.' are skipped). Order: as given, then
-    sorted. Raises PackageError for a missing path or when nothing is found."""
+    sorted. Display paths (the manifest's and descriptors' ``source``): a directory's files as
+    ``<dir name>/<path below it>``, a file as given when relative and inside the working
+    directory, else by its name. Raises PackageError for a missing path or when nothing is found."""
     found: list[tuple[Path, str]] = []
     for src in sources:
         p = Path(src)
@@ -57,7 +59,9 @@ def discover(sources) -> list[Unit]:
                 from tlc.parse import parse_source     # a syntax error is the first thing to report
                 parse_source(data.decode("utf-8", "replace"), str(src))
                 raise PackageError(f"no @tl.kernel functions in {src}")
-            found.append((p.resolve(), os.path.relpath(p) if not os.path.isabs(src) else p.name))
+            rel = os.path.relpath(p) if not os.path.isabs(src) else p.name
+            # outside the working directory: its name only (no path of the build machine's layout)
+            found.append((p.resolve(), p.name if rel.startswith("..") else rel))
         else:
             raise PackageError(f"{src}: no such file or directory")
     seen, units, names = set(), [], set()
@@ -97,7 +101,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
         (stage / f"{unit.name}.ir").write_text(res.ir_text)
         if reuse is not None and not uses_own_code(variant, res.c_source):
             meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
-                    "warnings": res.warnings, "reuse": reuse}
+                    "warnings": res.warnings, "doc": res.doc, "reuse": reuse}
             return str(c.publish("objects", key, stage, meta)), None
         build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
     except TLCompileError as e:
@@ -106,7 +110,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
     except PackageError as e:
         return None, ("package", str(e))    # the staging dir stays so the command can be rerun
     meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
-            "warnings": res.warnings}
+            "warnings": res.warnings, "doc": res.doc}
     return str(c.publish("objects", key, stage, meta)), None
 
 
@@ -266,7 +270,8 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
             bundles.append({"path": path, "variant": v.name, "arch": v.arch, "features": list(v.features),
                             "priority": v.priority})
         header = f"include/{c_identifier(name)}.h"
-        payloads[header] = render_header(name, kernels, __version__).encode()
+        file_docs = {u.display: metas[(u.name, variants[0].name)].get("doc", "") for u in units}
+        payloads[header] = render_header(name, kernels, __version__, file_docs).encode()
         files.append({"path": header})
         if keep_sources:
             for u in units:

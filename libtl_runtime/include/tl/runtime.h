@@ -143,6 +143,17 @@ struct DLManagedTensorVersioned;
 TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
                                         const struct DLManagedTensorVersioned* tensor, tl_value_t* out);
 
+/* TL_OK when `kernel` is the kernel named expected_name with the given signature hash; otherwise
+ * TL_ERROR_INVALID_ARGUMENT with a message on the kernel's runtime naming both kernels (a NULL
+ * kernel: TL_ERROR_INVALID_ARGUMENT, and no message, as there is no runtime to hold it). The
+ * typed wrappers of a tlc-generated package header call it before every launch.
+ * Signature hash: 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211) over the
+ * bytes of  name, then for each param in order  "|" name ":" kind ":" dtype ":" rank ":" access
+ * (kind, dtype, rank, access: the tl_param_t values in decimal), e.g.
+ * "axpy|x:0:6:1:1|y:0:6:1:3|alpha:1:6:0:0". Does not clear the last error on success. */
+TL_API tl_status_t tl_kernel_check(const tl_kernel_t* kernel, const char* expected_name,
+                                   uint64_t expected_signature_hash);
+
 #ifdef __cplusplus
 }
 #endif
