@@ -87,7 +87,8 @@ def _cc(lang):
 def test_layout(layouts, layout):
     prefix, libdir = layouts[layout]
     for rel in (f"{libdir}/libtl_runtime.so", f"{libdir}/libtl_runtime.a", "include/tl/runtime.h",
-                "include/tl/bundle_abi.h", "include/tl/dlpack_compat.h", f"{libdir}/pkgconfig/tl_runtime.pc",
+                "include/tl/bundle_abi.h", "include/tl/dlpack_compat.h", "include/tl/runtime.hpp",
+                f"{libdir}/pkgconfig/tl_runtime.pc",
                 f"{libdir}/pkgconfig/tl_runtime-static.pc", f"{libdir}/cmake/tl_runtime/tl_runtime-config.cmake",
                 f"{libdir}/cmake/tl_runtime/tl_runtime-config-version.cmake"):
         assert (prefix / rel).is_file(), rel
