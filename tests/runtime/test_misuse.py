@@ -213,3 +213,26 @@ def test_not_a_zip_says_what_it_is(misuse_exe, package_path, tmp_path, bundle_so
     assert status == 3 and msg.startswith(f"{bundle_so}: not a valid .tlpkg (zip) archive: the file "
                                           f"({bundle_so.stat().st_size} bytes) is an ELF file, not a ZIP archive (a "
                                           "bundle .so? open it with tl_package_open_bundle)"), msg
+
+
+def test_python_runtime_closed_before_its_package(package_path):
+    """tl._runtime: closing the Runtime first (its C handle released) leaves the package working,
+    on both call paths; the runtime goes with the package."""
+    import numpy as np
+
+    import tl._runtime as R
+    rt = R.Runtime(num_threads=2)
+    fast = rt.load(package_path)
+    saved, R._FAST = R._FAST, None
+    try:
+        slow = rt.load(package_path)
+    finally:
+        R._FAST = saved
+    assert isinstance(slow._life, R._Life)        # the ctypes call path
+    rt.close()
+    for p in (fast, slow):
+        x = np.arange(1000, dtype=np.float32)
+        y = np.ones(1000, np.float32)
+        p.axpy(x, y, 2.0)
+        np.testing.assert_array_equal(y, 2 * x + 1)
+        p.close()

@@ -31,8 +31,8 @@
  *   - Kernel handles (tl_package_kernel) are borrowed from their package: there is no kernel
  *     release, and a kernel handle dies with its package. Keep (or retain) the package for as
  *     long as you launch its kernels. Pointers the runtime returns (tl_package_target,
- *     tl_package_kernel_name, tl_kernel_desc) are valid while their package lives;
- *     tl_runtime_cpu_features's and tl_runtime_last_error's strings are described below.
+ *     tl_package_kernel_name, tl_kernel_desc) are valid while their package lives, and
+ *     tl_runtime_cpu_features's while its runtime does (tl_runtime_last_error: see Errors).
  *   - Threads: all calls may be made from any thread at once, on the same handles (retain and
  *     release included); packages and kernels are immutable after open and may be launched
  *     concurrently. Releasing a handle while another thread still *starts* calls with it is a
@@ -54,8 +54,9 @@
  *
  * Errors
  *   - Each thread has a last error message per runtime and one handle-less message.
- *     Every failing call sets one of them: the runtime's, when the call reached a live runtime
- *     (through the handle given or its package); the handle-less one when it did not (a failed
+ *     Every failing call sets one of them: the runtime's, when the call reached a runtime that is
+ *     alive (through the handle given or its package: a package keeps its runtime alive, so the
+ *     messages of its launches stay on it); the handle-less one when it did not (a failed
  *     tl_runtime_create, a NULL, released or foreign handle). Every success that says so clears
  *     the runtime's: tl_package_open, tl_package_open_bundle, tl_kernel_launch and
  *     tl_runtime_set_num_threads. A successful tl_runtime_create clears the handle-less one.
