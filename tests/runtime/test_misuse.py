@@ -167,6 +167,16 @@ def test_null_handles_and_last_error_freshness(misuse_exe, package_path):
     }
 
 
+def test_quarantine_detects_then_reuses(misuse_exe, package_path):
+    """runtime.h's bound: a released package is still recognised after 1000 more died (fewer than
+    TL_QUARANTINE_PACKAGES = 1024), and dead shells are reused beyond that, so 2100 open/release
+    cycles use about 1024 distinct package shells, not 2100."""
+    got = run(misuse_exe, package_path, "quarantine")
+    distinct = got.pop("distinct_packages")
+    assert got == {"double_release_after_1000": (1, DOUBLE_PACKAGE), "launch_after_1000": (1, RELEASED_KERNEL)}
+    assert 1024 <= distinct[0] <= 1026, distinct
+
+
 def test_zero_program_grid_is_ok(misuse_exe, package_path):
     assert run(misuse_exe, package_path, "zero_grid") == {"zero_grid": (0, "")}
 

@@ -276,6 +276,37 @@ static void scenario_zero_grid(void) {
   CHECK(tl_runtime_release(rt) == TL_OK, "runtime release");
 }
 
+/* A released package is still recognised after 1000 more packages died (fewer than
+ * TL_QUARANTINE_PACKAGES), and dead shells are reused once more than that many wait: the
+ * number of distinct package addresses over 2100 open/release cycles stays near the quarantine. */
+static int seen_before(tl_package_t** seen, int n, tl_package_t* p) {
+  for (int i = 0; i < n; ++i)
+    if (seen[i] == p) return 1;
+  return 0;
+}
+
+static void scenario_quarantine(void) {
+  enum { FIRST = 1000, MORE = 1100 };
+  static tl_package_t* seen[FIRST + MORE + 1];
+  int distinct = 0;
+  tl_runtime_t* rt = new_runtime(1);
+  tl_package_t* a = open_pkg(rt);
+  tl_kernel_t* ka = kernel(a, "axpy");
+  seen[distinct++] = a;
+  CHECK(tl_package_release(a) == TL_OK, "release");
+  for (int i = 0; i < FIRST + MORE; ++i) {
+    if (i == FIRST) {
+      REPORT("double_release_after_1000", tl_package_release(a), rt);
+      REPORT("launch_after_1000", axpy(ka, 10, NULL), rt);
+    }
+    tl_package_t* p = open_pkg(rt);
+    if (!seen_before(seen, distinct, p)) seen[distinct++] = p;
+    CHECK(tl_package_release(p) == TL_OK, "release %d", i);
+  }
+  report("distinct_packages", distinct, "");
+  CHECK(tl_runtime_release(rt) == TL_OK, "runtime release");
+}
+
 static void scenario_open(const char* path) {
   tl_runtime_t* rt = new_runtime(1);
   tl_package_t* pkg = (tl_package_t*)&pkg;
@@ -301,6 +332,7 @@ int main(int argc, char** argv) {
   else if (strcmp(s, "retain") == 0) scenario_retain();
   else if (strcmp(s, "null_handles") == 0) scenario_null_handles();
   else if (strcmp(s, "zero_grid") == 0) scenario_zero_grid();
+  else if (strcmp(s, "quarantine") == 0) scenario_quarantine();
   else if (strcmp(s, "open") == 0 && argc > 3) scenario_open(argv[3]);
   else {
     fprintf(stderr, "unknown scenario %s\n", s);
