@@ -107,11 +107,18 @@ server: ops server-deps $(BUILD)/server/server
 	$(BUILD)/server/server $(BUILD)/ops.tlpkg --requests 4000
 
 # ASan+UBSan build of the runtime; tests/runtime run against it (Python with the ASan runtime
-# preloaded, leak checking in the C stress driver), then the bad-package corpus in subprocesses.
+# preloaded, leak checking in the C stress and misuse drivers), then the bad-package corpus in
+# subprocesses. Then a ThreadSanitizer build (build/runtime-tsan): the misuse driver
+# (tests/runtime/test_misuse.py: releases racing launches...) compiled with -fsanitize=thread runs
+# against it, the test process itself on the normal build.
+TSAN_CFLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=thread
 test-sanitize: ops sanitize-deps
 	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime-asan CFLAGS="$(SAN_CFLAGS)"
+	$(MAKE) -C libtl_runtime BUILD=$(CURDIR)/$(BUILD)/runtime-tsan CFLAGS="$(TSAN_CFLAGS)"
 	TL_SANITIZE=1 TL_RUNTIME_LIB=$(CURDIR)/$(BUILD)/runtime-asan/libtl_runtime.so LD_PRELOAD=$(ASAN_LIB) \
 	    ASAN_OPTIONS=detect_leaks=0 $(PY) -m pytest -q -p no:cacheprovider tests/runtime
+	TL_TSAN_RUNTIME_LIB=$(CURDIR)/$(BUILD)/runtime-tsan/libtl_runtime.so \
+	    $(PY) -m pytest -q -p no:cacheprovider tests/runtime/test_misuse.py -k tsan
 
 # libFuzzer on the package reader (clang and libclang-rt-dev, installed by fuzz-deps), bounded by
 # FUZZ_SECONDS; the committed seed corpus is copied, new inputs stay under build/fuzz.

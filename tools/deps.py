@@ -9,7 +9,7 @@ provides it. The groups (the Makefile's targets call them):
     test      base, cross, and the tools tests/ use (g++, cmake, valgrind, nm) -- make test
     cross     cross compilers, clang, llvm, qemu-user, arm64 multiarch libraries -- make test-cross
     server    base and g++ -- make server
-    sanitize  base and gcc's ASan/UBSan runtimes -- make test-sanitize
+    sanitize  base and gcc's ASan/UBSan/TSan runtimes -- make test-sanitize
     fuzz      base, clang and its libFuzzer/ASan runtimes -- make fuzz
 
 Kinds of check: ``cmd`` (an executable on PATH), ``pc`` (``pkg-config --exists``), ``deb`` (the
@@ -81,7 +81,8 @@ GROUPS: dict[str, list[Req]] = {
     "test-tools": [*_cmds("g++", "cmake", "valgrind", "nm=binutils"), Req("deb", "libdlpack-dev", "libdlpack-dev")],
     "server": _cmds("g++"),
     # libgcc-N-dev of gcc N ({gcc} is filled in from gcc -dumpversion; 12 on Debian 12)
-    "sanitize": [Req("gcc-lib", "libasan.so", "libgcc-{gcc}-dev"), Req("gcc-lib", "libubsan.so", "libgcc-{gcc}-dev")],
+    "sanitize": [Req("gcc-lib", "libasan.so", "libgcc-{gcc}-dev"), Req("gcc-lib", "libubsan.so", "libgcc-{gcc}-dev"),
+                 Req("gcc-lib", "libtsan.so", "libgcc-{gcc}-dev")],
     "fuzz": [*_cmds("clang"), Req("clang-rt", "fuzzer", "libclang-rt-dev"), Req("clang-rt", "asan", "libclang-rt-dev")],
 }
 INCLUDES = {"test": ("base", "cross", "test-tools"), "server": ("base", "server"),

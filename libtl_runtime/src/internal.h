@@ -10,7 +10,51 @@
 
 typedef struct tl_pool tl_pool_t;
 
+/* handles.c: every handle is a shell (see handles.c); the header is its first member. */
+typedef struct tl_shell_hdr {
+  _Atomic uint32_t magic;              /* TL_MAGIC_<KIND> while live, TL_MAGIC_<KIND>_DEAD once released */
+  uint32_t reserved;
+  struct tl_shell_hdr* qnext;          /* the quarantine FIFO's link (dead shells only) */
+} tl_shell_hdr_t;
+
+#define TL_MAGIC_RUNTIME 0x544c5254u       /* "TLRT" */
+#define TL_MAGIC_RUNTIME_DEAD 0x746c7274u  /* "tlrt" */
+#define TL_MAGIC_PACKAGE 0x544c504bu       /* "TLPK" */
+#define TL_MAGIC_PACKAGE_DEAD 0x746c706bu
+#define TL_MAGIC_KERNEL 0x544c4b4eu        /* "TLKN" */
+#define TL_MAGIC_KERNEL_DEAD 0x746c6b6eu
+
+typedef enum { TL_SHELL_RUNTIME, TL_SHELL_PACKAGE, TL_SHELL_KERNEL, TL_SHELL_KINDS } tl_shell_kind_t;
+/* A zeroed shell (magic 0) of kind, or NULL when out of memory. */
+void* tl__shell_new(tl_shell_kind_t kind);
+/* Stores dead_magic and queues the shell for reuse; the caller no longer touches it. */
+void tl__shell_retire(tl_shell_kind_t kind, void* shell, uint32_t dead_magic);
+void tl__shells_atfork_prepare(void);
+void tl__shells_atfork_parent(void);
+void tl__shells_atfork_child(void);
+/* "a released tl_package_t", ... for messages */
+const char* tl__magic_name(uint32_t magic);
+
+/* The life word of a runtime or package: (user references << 32) | inner references (calls
+ * running on it now; for a runtime also one per live package). The handle dies (new calls are
+ * refused) when the user references reach 0; its resources are freed when the word reaches 0. */
+#define TL_LIFE_USER ((uint64_t)1 << 32)
+#define TL_LIFE_INNER UINT64_C(0xffffffff)
+/* 1: an inner reference taken (the handle is alive); 0: refused (no user reference left). */
+int tl__life_enter(_Atomic uint64_t* life);
+/* Drops an inner reference; 1 when it was the last reference of any kind (the caller frees). */
+int tl__life_leave(_Atomic uint64_t* life);
+/* Adds an inner reference; the caller already holds one. */
+void tl__life_hold(_Atomic uint64_t* life);
+/* Adds a user reference: 1 done, 0 refused (already released), -1 too many references. */
+int tl__life_retain(_Atomic uint64_t* life);
+/* Drops a user reference: -1 there was none (double release), 0 done, 1 it was the last reference
+ * of any kind (the caller frees). */
+int tl__life_release(_Atomic uint64_t* life);
+
 struct tl_runtime {
+  tl_shell_hdr_t shell;
+  _Atomic uint64_t life;               /* user references << 32 | live packages + running calls */
   uint64_t id;                         /* unique per runtime ever created (keys the error table) */
   _Atomic int32_t num_threads;         /* total workers including the caller, >= 1 */
   tl_parallel_for_fn_t parallel_for;   /* host-owned threads, or NULL */
@@ -25,36 +69,47 @@ struct tl_runtime {
   _Atomic(struct tl_ws_block*) inline_ws; /* a workspace kept for the next inline launch (pool.c), or NULL */
 };
 
-struct tl_kernel {
-  const tl_kernel_desc_t* desc;
+#define TL_KERNEL_NAME_KEPT 40
+
+struct tl_kernel {                     /* a shell of its own, owned by the package (borrowed by callers) */
+  tl_shell_hdr_t shell;
+  const tl_kernel_desc_t* desc;        /* in the bundle: valid while the package lives */
   tl_package_t* package;
+  char name[TL_KERNEL_NAME_KEPT];      /* for messages once the package (and desc) is gone; truncated */
 };
 
 struct tl_package {
-  tl_runtime_t* runtime;
+  tl_shell_hdr_t shell;
+  _Atomic uint64_t life;               /* user references << 32 | running launches and calls */
+  tl_runtime_t* runtime;               /* holds one inner reference of it while the package lives */
   void* dl_handle;
   int memfd;                           /* kept open while loaded so /proc/self/fd/N stays unique; -1 if none */
   const tl_bundle_t* bundle;
   char* target;
   uint32_t num_kernels;
-  tl_kernel_t* kernels;
-  pthread_mutex_t life_mutex;          /* guards inflight and released */
-  pthread_cond_t life_cond;            /* signalled when inflight drops to 0 */
-  int64_t inflight;                    /* launches running now */
-  int released;                        /* tl_package_release began: new launches are refused */
+  tl_kernel_t** kernels;               /* num_kernels shells */
 };
 
-/* package.c: launch bracketing. Enter refuses (TL_ERROR_INVALID_ARGUMENT) once the package is
- * being released; leave wakes a release waiting for the last running launch. */
-tl_status_t tl__package_enter(tl_package_t* pkg, const char* kernel_name);
+/* Validating entry into a call: NULL, a wrong kind, a dead magic or a released handle is
+ * TL_ERROR_INVALID_ARGUMENT with the thread's handle-less error set (naming fn); else the call
+ * holds an inner reference until the matching leave, which frees the handle if it was the last. */
+tl_status_t tl__runtime_enter(const tl_runtime_t* rt, const char* fn);
+void tl__runtime_leave(tl_runtime_t* rt);
+tl_status_t tl__package_enter(const tl_package_t* pkg, const char* fn);
 void tl__package_leave(tl_package_t* pkg);
+/* For a kernel: enters its package (*out_pkg). */
+tl_status_t tl__kernel_enter(const tl_kernel_t* kernel, const char* fn, tl_package_t** out_pkg);
 
-/* errors.c */
+/* errors.c. Each thread has a message slot per runtime (by id) and one handle-less slot; every
+ * set or clear stamps its slot from the thread's clock, and tl_runtime_last_error(rt) shows the
+ * newer of rt's slot and the handle-less one. */
+/* rt == NULL: the handle-less slot. */
 tl_status_t tl__set_error(const tl_runtime_t* rt, tl_status_t status, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void tl__clear_error(const tl_runtime_t* rt);
-/* The message of a failed tl_runtime_create (no handle yet): tl_runtime_last_error(NULL). */
-tl_status_t tl__set_create_error(tl_status_t status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The handle-less slot: a failed tl_runtime_create, or a call given a NULL, dead or foreign handle. */
+tl_status_t tl__set_loose_error(tl_status_t status, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+void tl__clear_loose_error(void);
 
 /* alloc.c: every allocation of the runtime goes through rt's allocator */
 void* tl__alloc(const tl_runtime_t* rt, size_t size, size_t alignment);
@@ -67,6 +122,8 @@ void tl__default_free(void* ctx, void* p);
 
 /* runtime.c: fork safety (pthread_atfork) */
 void tl__pool_forget_after_fork(tl_pool_t* pool);
+/* runtime.c: frees the runtime (its life word reached 0) */
+void tl__runtime_destroy(tl_runtime_t* rt);
 
 /* cpu.c */
 void tl__detect_cpu_features(char* out, size_t cap);
@@ -95,6 +152,14 @@ int32_t tl__online_cpus(void);
 /* elfcheck.c: header, machine and segment bounds of a bundle image, before dlopen */
 tl_status_t tl__check_elf(const tl_runtime_t* rt, const char* what, const char* variant, const unsigned char* data,
                           size_t size);
+
+/* package_life.c: frees the package's bundle and tables, kills its kernel shells and its own, and
+ * drops its runtime reference (its life word reached 0, or a failed open) */
+void tl__package_free(tl_package_t* pkg);
+
+/* zipdiag.c: a sentence on what a file libarchive refused looks like (not a ZIP: its first bytes;
+ * a truncated ZIP: where it ends and what is missing); "" when there is nothing to add. */
+void tl__describe_zip(const char* path, long long size, char* out, size_t cap);
 
 /* bundle loading (package.c) */
 tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what,

@@ -210,26 +210,28 @@ static tl_status_t check_scalar(const tl_kernel_t* k, uint32_t p, const tl_value
 static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                   const tl_launch_options_t* options);
 
+/* The kernel's package is entered for the whole launch: a tl_package_release (or
+ * tl_runtime_release) racing it only drops a reference, and the last of them frees. */
 TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                     const tl_launch_options_t* options) {
-  if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  tl_package_t* pkg = NULL;
+  tl_status_t st = tl__kernel_enter(kernel, "tl_kernel_launch", &pkg);
+  if (st != TL_OK) return st;
   const tl_kernel_desc_t* desc = kernel->desc;
-  tl_runtime_t* rt = kernel->package->runtime;
+  tl_runtime_t* rt = pkg->runtime;
   if (num_args != desc->num_params)
-    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s takes %u arguments, got %u", desc->name,
-                         desc->num_params, num_args);
-  if (num_args > 0 && args == NULL)
-    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: args is NULL", desc->name);
-  if (options != NULL && options->struct_size != sizeof(tl_launch_options_t))
-    return tl__set_error(rt, TL_ERROR_VERSION, "kernel %s: tl_launch_options_t.struct_size is %u, expected %zu "
-                         "(call tl_launch_options_initialize)", desc->name, options->struct_size,
-                         sizeof(tl_launch_options_t));
-
-  tl_status_t est = tl__package_enter(kernel->package, desc->name);
-  if (est != TL_OK) return est;
-  tl_status_t st = launch_entered(kernel, args, num_args, options);
-  tl__package_leave(kernel->package);
+    st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s takes %u arguments, got %u", desc->name,
+                       desc->num_params, num_args);
+  else if (num_args > 0 && args == NULL)
+    st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: args is NULL", desc->name);
+  else if (options != NULL && options->struct_size != sizeof(tl_launch_options_t))
+    st = tl__set_error(rt, TL_ERROR_VERSION, "kernel %s: tl_launch_options_t.struct_size is %u, expected %zu "
+                       "(call tl_launch_options_initialize)", desc->name, options->struct_size,
+                       sizeof(tl_launch_options_t));
+  else
+    st = launch_entered(kernel, args, num_args, options);
   if (st == TL_OK) tl__clear_error(rt);
+  tl__package_leave(pkg);   /* may free the package and the runtime */
   return st;
 }
 

@@ -68,14 +68,27 @@ static int entry_name_ok(const char* name) {
   return 1;
 }
 
+/* libarchive's message, with what the file looks like when it is not a complete ZIP */
+static tl_status_t archive_failure(tl_runtime_t* rt, const char* path, struct archive* a, const char* fallback) {
+  struct stat sb;
+  char what[512] = "";
+  long long size = stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+  if (size >= 0) tl__describe_zip(path, size, what, sizeof what);
+  const char* la = archive_error_string(a) ? archive_error_string(a) : fallback;
+  if (what[0] != '\0')
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive: %s (libarchive: %s)", path,
+                         what, la);
+  return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive (%lld bytes): %s", path, size,
+                       la);
+}
+
 static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t* out) {
   struct archive* a = archive_read_new();
   if (a == NULL) return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "out of memory opening %s", path);
   tl_status_t st = TL_OK;
   archive_read_support_format_zip_seekable(a);
   if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
-    st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive: %s", path,
-                       archive_error_string(a) ? archive_error_string(a) : "unreadable");
+    st = archive_failure(rt, path, a, "unreadable");
     goto done;
   }
   for (;;) {
@@ -83,8 +96,7 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
     int r = archive_read_next_header(a, &ent);
     if (r == ARCHIVE_EOF) break;
     if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-      st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: not a valid .tlpkg (zip) archive: %s", path,
-                         archive_error_string(a) ? archive_error_string(a) : "bad header");
+      st = archive_failure(rt, path, a, "bad header");
       goto done;
     }
     const char* name = archive_entry_pathname(ent);
@@ -318,42 +330,31 @@ static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const 
   return TL_OK;
 }
 
-static void package_free(tl_package_t* pkg) {
-  if (pkg == NULL) return;
-  if (pkg->dl_handle) dlclose(pkg->dl_handle);
-  if (pkg->memfd >= 0) close(pkg->memfd);
-  pthread_cond_destroy(&pkg->life_cond);
-  pthread_mutex_destroy(&pkg->life_mutex);
-  tl__free(pkg->runtime, pkg->kernels);
-  tl__free(pkg->runtime, pkg->target);
-  tl__free(pkg->runtime, pkg);
-}
-
-/* Takes ownership of handle and memfd (closed on failure). */
+/* Takes ownership of handle and memfd (closed on failure). The caller has entered rt. */
 tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what, tl_package_t** out) {
-  tl_package_t* pkg = (tl_package_t*)tl__calloc(rt, 1, sizeof *pkg);
+  tl_package_t* pkg = (tl_package_t*)tl__shell_new(TL_SHELL_PACKAGE);
   if (pkg == NULL) {
     dlclose(handle);
     if (memfd >= 0) close(memfd);
     return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
   }
+  atomic_init(&pkg->life, TL_LIFE_USER);
+  tl__life_hold(&rt->life);
   pkg->runtime = rt;
   pkg->dl_handle = handle;
   pkg->memfd = memfd;
-  pthread_mutex_init(&pkg->life_mutex, NULL);
-  pthread_cond_init(&pkg->life_cond, NULL);
   tl_bundle_query_fn_t query = NULL;
   void* sym = dlsym(handle, TL_BUNDLE_QUERY_SYMBOL);
   memcpy(&query, &sym, sizeof query);
   if (query == NULL) {
-    package_free(pkg);
+    tl__package_free(pkg);
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle does not export %s", what, TL_BUNDLE_QUERY_SYMBOL);
   }
   static const tl_host_env_t env = {sizeof(tl_host_env_t), TL_BUNDLE_ABI_VERSION, NULL};
   const tl_bundle_t* b = query(TL_BUNDLE_ABI_VERSION, &env);
   tl_status_t st = check_bundle_table(rt, what, b);
   if (st != TL_OK) {
-    package_free(pkg);
+    tl__package_free(pkg);
     return st;
   }
   char missing[64];
@@ -361,21 +362,30 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
     /* the message reads the bundle's strings: set it before dlclose */
     st = tl__set_error(rt, TL_ERROR_UNSUPPORTED, "%s: bundle '%s' needs CPU feature '%s' which this CPU lacks (has: %s)",
                        what, b->target ? b->target : "?", missing, rt->cpu_features);
-    package_free(pkg);
+    tl__package_free(pkg);
     return st;
   }
   pkg->bundle = b;
   pkg->target = tl__strdup(rt, b->target ? b->target : "");
-  pkg->num_kernels = b->num_kernels;
-  pkg->kernels = (tl_kernel_t*)tl__calloc(rt, b->num_kernels ? b->num_kernels : 1, sizeof(tl_kernel_t));
+  pkg->kernels = (tl_kernel_t**)tl__calloc(rt, b->num_kernels ? b->num_kernels : 1, sizeof(tl_kernel_t*));
   if (pkg->target == NULL || pkg->kernels == NULL) {
-    package_free(pkg);
+    tl__package_free(pkg);
     return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
   }
   for (uint32_t i = 0; i < b->num_kernels; ++i) {
-    pkg->kernels[i].desc = &b->kernels[i];
-    pkg->kernels[i].package = pkg;
+    tl_kernel_t* k = (tl_kernel_t*)tl__shell_new(TL_SHELL_KERNEL);
+    if (k == NULL) {
+      tl__package_free(pkg);
+      return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    }
+    pkg->kernels[i] = k;
+    pkg->num_kernels = i + 1;
+    k->desc = &b->kernels[i];
+    k->package = pkg;
+    snprintf(k->name, sizeof k->name, "%s", b->kernels[i].name);
+    atomic_store_explicit(&k->shell.magic, TL_MAGIC_KERNEL, memory_order_release);
   }
+  atomic_store_explicit(&pkg->shell.magic, TL_MAGIC_PACKAGE, memory_order_release);
   *out = pkg;
   tl__clear_error(rt);
   return TL_OK;
@@ -416,10 +426,19 @@ static tl_status_t load_from_memory(tl_runtime_t* rt, const char* what, const ch
 
 /* ------------------------------------------------------------------------------------------ */
 
+static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+
 TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
-  if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "out_package is NULL");
-  *out_package = NULL;
-  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  if (out_package != NULL) *out_package = NULL;
+  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open");
+  if (st != TL_OK) return st;
+  st = out_package == NULL ? tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "tl_package_open: out_package is NULL")
+                           : package_open(runtime, path, out_package);
+  tl__runtime_leave(runtime);
+  return st;
+}
+
+static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
   if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "package path is NULL");
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -540,7 +559,7 @@ TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_p
   if (st != TL_OK) goto done;
   st = check_kernels(runtime, path, json_object_get(root, "kernels"), pkg->bundle);
   if (st != TL_OK) {
-    package_free(pkg);
+    tl__package_free(pkg);
     goto done;
   }
   *out_package = pkg;
@@ -553,17 +572,29 @@ done:
 #else /* TL_NO_PACKAGE_READER: a runtime built without libarchive/jansson/libcrypto */
 TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
   if (out_package != NULL) *out_package = NULL;
-  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open");
+  if (st != TL_OK) return st;
+  tl__runtime_leave(runtime);
   return tl__set_error(runtime, TL_ERROR_UNSUPPORTED,
                        "%s: this libtl_runtime was built without the package reader (PACKAGE_READER=0); "
                        "extract the bundle and use tl_package_open_bundle", path ? path : "(null)");
 }
 #endif
 
+static tl_status_t package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+
 TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
-  if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "out_package is NULL");
-  *out_package = NULL;
-  if (runtime == NULL) return TL_ERROR_INVALID_ARGUMENT;
+  if (out_package != NULL) *out_package = NULL;
+  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open_bundle");
+  if (st != TL_OK) return st;
+  st = out_package == NULL
+           ? tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "tl_package_open_bundle: out_package is NULL")
+           : package_open_bundle(runtime, path, out_package);
+  tl__runtime_leave(runtime);
+  return st;
+}
+
+static tl_status_t package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
   if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "bundle path is NULL");
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -582,64 +613,3 @@ TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* pat
   return tl__package_from_handle(runtime, handle, -1, path, out_package);
 }
 
-tl_status_t tl__package_enter(tl_package_t* pkg, const char* kernel_name) {
-  pthread_mutex_lock(&pkg->life_mutex);
-  int released = pkg->released;
-  if (!released) pkg->inflight++;
-  pthread_mutex_unlock(&pkg->life_mutex);
-  if (released)
-    return tl__set_error(pkg->runtime, TL_ERROR_INVALID_ARGUMENT,
-                         "kernel %s: its package is being released; launch refused", kernel_name);
-  return TL_OK;
-}
-
-void tl__package_leave(tl_package_t* pkg) {
-  pthread_mutex_lock(&pkg->life_mutex);
-  if (--pkg->inflight == 0) pthread_cond_broadcast(&pkg->life_cond);
-  pthread_mutex_unlock(&pkg->life_mutex);
-}
-
-/* Refuses new launches, waits for the running ones to return, then unloads the bundle. */
-TL_API void tl_package_release(tl_package_t* package) {
-  if (package == NULL) return;
-  pthread_mutex_lock(&package->life_mutex);
-  package->released = 1;
-  while (package->inflight > 0) pthread_cond_wait(&package->life_cond, &package->life_mutex);
-  pthread_mutex_unlock(&package->life_mutex);
-  package_free(package);
-}
-
-TL_API const char* tl_package_target(const tl_package_t* package) {
-  return package != NULL && package->target != NULL ? package->target : "";
-}
-
-TL_API uint32_t tl_package_kernel_count(const tl_package_t* package) {
-  return package != NULL ? package->num_kernels : 0;
-}
-
-TL_API const char* tl_package_kernel_name(const tl_package_t* package, uint32_t index) {
-  if (package == NULL || index >= package->num_kernels) return NULL;
-  return package->kernels[index].desc->name;
-}
-
-TL_API tl_status_t tl_package_kernel(tl_package_t* package, const char* name, tl_kernel_t** out_kernel) {
-  if (out_kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
-  *out_kernel = NULL;
-  if (package == NULL) return TL_ERROR_INVALID_ARGUMENT;
-  if (name == NULL) return tl__set_error(package->runtime, TL_ERROR_INVALID_ARGUMENT, "kernel name is NULL");
-  for (uint32_t i = 0; i < package->num_kernels; ++i) {
-    if (strcmp(package->kernels[i].desc->name, name) == 0) {
-      *out_kernel = &package->kernels[i];
-      return TL_OK;
-    }
-  }
-  char names[512] = "";
-  for (uint32_t i = 0; i < package->num_kernels; ++i) {
-    size_t len = strlen(names);
-    snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", package->kernels[i].desc->name);
-  }
-  return tl__set_error(package->runtime, TL_ERROR_NOT_FOUND, "no kernel '%s' in package (target %s); kernels: %s", name,
-                       package->target, names);
-}
-
-TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel) { return kernel ? kernel->desc : NULL; }

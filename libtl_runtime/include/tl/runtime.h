@@ -1,22 +1,72 @@
 /* tl/runtime.h - libtl_runtime, the C11 runtime that loads tlc packages and launches kernels.
  *
  * Usage contract
- *   - Every function returns tl_status_t (TL_OK == 0) unless noted; on failure the message is
- *     kept on the runtime handle: tl_runtime_last_error(rt) (per runtime, per thread).
+ *   - Every function returns tl_status_t (TL_OK == 0) unless noted. Nothing here calls exit() or
+ *     abort().
  *   - Constructors set *out = NULL first and release everything on every error path.
- *   - Handles are opaque. A runtime may be used from many threads at once; packages and kernels
- *     are immutable after open and may be launched concurrently.
  *   - Tensors are DLPack DLTensors on the CPU (kDLCPU); strides in elements (NULL = contiguous).
- *   - Nothing here calls exit() or abort().
- *   - A successful tl_kernel_launch, tl_package_open, tl_package_open_bundle or
- *     tl_runtime_set_num_threads clears the calling thread's last error on that runtime.
+ *     Dtype, rank, device, alignment and overlap are checked; shapes and data pointers are
+ *     trusted: the runtime cannot tell whether a DLTensor's data really covers its shape and
+ *     strides, nor whether the shapes of a kernel's arguments agree with each other.
  *   - Limits: at most TL_MAX_THREADS threads per runtime; a launch's grid may hold at most
- *     TL_MAX_GRID_PROGRAMS (2^48) programs in all (the product of its sizes); a tensor the kernel
- *     writes may not overlap itself (a stride 0 on an axis of extent > 1, or strides that make
- *     distinct indices alias) nor any other argument (unless it is the exact same view).
- *   - tl_package_release refuses new launches of the package's kernels (TL_ERROR_INVALID_ARGUMENT),
- *     waits for the launches already running to return, then unloads; kernel handles of a
- *     released package must not be used once it has returned.
+ *     TL_MAX_GRID_PROGRAMS (2^48) programs in all (the product of its sizes); a grid of 0
+ *     programs (a size 0) runs nothing and returns TL_OK; a tensor the kernel writes may not
+ *     overlap itself (a stride 0 on an axis of extent > 1, or strides that make distinct indices
+ *     alias) nor any other argument (unless it is the exact same view).
+ *
+ * Lifetimes (reference counted)
+ *   - tl_runtime_create and tl_package_open[_bundle] return a handle holding one reference; each
+ *     tl_runtime_retain / tl_package_retain adds one; each tl_runtime_release / tl_package_release
+ *     drops one. A handle whose references are all released is dead: every later call with it is
+ *     refused. Its memory is freed once nothing uses it any more:
+ *       - a package keeps its runtime alive, so the release order does not matter (releasing the
+ *         runtime first leaves its packages working; the runtime goes with the last of them);
+ *       - a launch holds its package (and so the runtime) for its duration: a release racing a
+ *         launch on another thread returns at once, the launch runs to completion, and the last
+ *         of them to finish unloads the bundle. Launches that start after the last release are
+ *         refused with TL_ERROR_INVALID_ARGUMENT.
+ *     Consequently the allocator (alloc_fn/free_fn/alloc_context) and parallel_for/user_context
+ *     given to tl_runtime_create must stay valid until the runtime is freed: after its last
+ *     release *and* the last release of its packages (and their running launches).
+ *   - Kernel handles (tl_package_kernel) are borrowed from their package: there is no kernel
+ *     release, and a kernel handle dies with its package. Keep (or retain) the package for as
+ *     long as you launch its kernels. Pointers the runtime returns (tl_package_target,
+ *     tl_package_kernel_name, tl_kernel_desc) are valid while their package lives, and
+ *     tl_runtime_cpu_features's while its runtime does (tl_runtime_last_error: see Errors).
+ *   - Threads: all calls may be made from any thread at once, on the same handles (retain and
+ *     release included); packages and kernels are immutable after open and may be launched
+ *     concurrently. Releasing a handle while another thread still *starts* calls with it is a
+ *     race in the caller's program: those calls are refused cleanly as long as the detection
+ *     below holds.
+ *   - fork(): the child may keep using the handles it inherited (the thread pool is started
+ *     afresh). Launches running on other threads of the parent at the fork never return in the
+ *     child, so the packages they held are never freed there.
+ *   - Misuse detection (best effort): a call given a released handle, a double release, or a
+ *     handle of the wrong kind (a package passed as a kernel...) returns TL_ERROR_INVALID_ARGUMENT
+ *     with a message naming the function, instead of touching freed memory. Handles live in small
+ *     shells that are never returned to the allocator (malloc, not alloc_fn: a runtime's shell is
+ *     under 1 KiB, a package's and a kernel's under 128 bytes); a dead shell is reused only after
+ *     TL_QUARANTINE_RUNTIMES runtimes (64), TL_QUARANTINE_PACKAGES packages (1024) or
+ *     TL_QUARANTINE_KERNELS kernel handles (16384) of its kind died after it. A stale handle older
+ *     than that may alias a newer live handle and is then not detected; a pointer that never was
+ *     a handle is undefined behaviour (it is read to find the magic word). Do not rely on the
+ *     detection: it is there to turn bugs into messages.
+ *
+ * Errors
+ *   - Each thread has a last error message per runtime and one handle-less message.
+ *     Every failing call sets one of them: the runtime's, when the call reached a runtime that is
+ *     alive (through the handle given or its package: a package keeps its runtime alive, so the
+ *     messages of its launches stay on it); the handle-less one when it did not (a failed
+ *     tl_runtime_create, a NULL, released or foreign handle). Every success that says so clears
+ *     the runtime's: tl_package_open, tl_package_open_bundle, tl_kernel_launch and
+ *     tl_runtime_set_num_threads. A successful tl_runtime_create clears the handle-less one.
+ *   - tl_runtime_last_error(rt) returns the newer of the two (by a per-thread sequence stamp
+ *     on every set and clear): after a failed call with a NULL kernel it shows that failure, not an
+ *     older message of rt; after a successful launch on rt it shows "". With rt == NULL it
+ *     returns the handle-less message. It works on a released rt too (best effort, as above).
+ *     The string is thread-local and valid until the thread's next call into the runtime.
+ *   - Functions that return a value instead of a status return 0, "" or NULL for a NULL or
+ *     released handle (and set the handle-less message).
  */
 #ifndef TL_RUNTIME_H
 #define TL_RUNTIME_H
@@ -37,6 +87,10 @@ extern "C" {
 
 #define TL_MAX_THREADS 1024
 #define TL_MAX_GRID_PROGRAMS (INT64_C(1) << 48)
+/* Dead handle shells kept before reuse, per kind (misuse detection; see Lifetimes). */
+#define TL_QUARANTINE_RUNTIMES 64
+#define TL_QUARANTINE_PACKAGES 1024
+#define TL_QUARANTINE_KERNELS 16384
 
 #if defined(_WIN32)
 #define TL_API
@@ -66,8 +120,10 @@ typedef void (*tl_parallel_for_fn_t)(void* user_context, int64_t n, tl_parallel_
 
 /* An allocator supplied by the host: returns size bytes aligned to alignment (a power of two,
  * at most 4096) or NULL; free_fn(ctx, NULL) must be a no-op. Used for every allocation the runtime
- * makes itself (handles, archive entries, workspaces, the pool); the system libraries it calls
- * (libarchive, jansson, libcrypto, the dynamic loader) still use malloc. */
+ * makes itself (archive entries, kernel tables, workspaces, the pool) except the handles' small
+ * shells (malloc, kept for reuse: see Lifetimes); the system libraries it calls (libarchive,
+ * jansson, libcrypto, the dynamic loader) still use malloc. It must stay valid until the runtime
+ * is freed (see Lifetimes). */
 typedef void* (*tl_alloc_fn_t)(void* alloc_context, size_t size, size_t alignment);
 typedef void (*tl_free_fn_t)(void* alloc_context, void* ptr);
 
@@ -100,10 +156,17 @@ typedef struct {
 TL_API void tl_runtime_options_initialize(tl_runtime_options_t* options);
 TL_API void tl_launch_options_initialize(tl_launch_options_t* options);
 
+/* A new runtime holding one reference. On failure the message is tl_runtime_last_error(NULL). */
 TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_runtime_t** out_runtime);
-TL_API void tl_runtime_release(tl_runtime_t* runtime);
-/* The last error message of this thread on this runtime ("" when none). Never NULL.
- * With runtime == NULL: why this thread's last tl_runtime_create failed. */
+/* Adds a reference. TL_ERROR_INVALID_ARGUMENT for a NULL or released runtime. */
+TL_API tl_status_t tl_runtime_retain(tl_runtime_t* runtime);
+/* Drops a reference; the runtime is freed when neither a reference nor a package of it is left.
+ * NULL is a no-op (TL_OK). TL_ERROR_INVALID_ARGUMENT for an already released runtime (a double
+ * release; best-effort detection, see Lifetimes). */
+TL_API tl_status_t tl_runtime_release(tl_runtime_t* runtime);
+/* This thread's last error message on this runtime or, when newer, its handle-less one ("" when
+ * none or cleared); see Errors above. Never NULL. With runtime == NULL: the handle-less message
+ * (e.g. why this thread's last tl_runtime_create failed). */
 TL_API const char* tl_runtime_last_error(const tl_runtime_t* runtime);
 TL_API tl_status_t tl_runtime_set_num_threads(tl_runtime_t* runtime, int32_t num_threads);
 TL_API int32_t tl_runtime_num_threads(const tl_runtime_t* runtime);
@@ -114,19 +177,29 @@ TL_API const char* tl_runtime_version(void);
 
 /* Opens a .tlpkg: verifies the archive and each payload's SHA-256, checks format and runtime
  * versions, and loads the best bundle for this CPU. */
+/* The package holds one reference, and a reference of the runtime until it is freed. A file that
+ * is not a complete ZIP archive is TL_ERROR_BAD_PACKAGE with its size and what is missing. */
 TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
 /* Opens a single bundle .so directly (for tests and tools; no manifest, no hash check). */
 TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
-TL_API void tl_package_release(tl_package_t* package);
+/* Adds a reference. TL_ERROR_INVALID_ARGUMENT for a NULL or released package. */
+TL_API tl_status_t tl_package_retain(tl_package_t* package);
+/* Drops a reference and returns at once. Once the last is dropped, new launches of its kernels are
+ * refused (TL_ERROR_INVALID_ARGUMENT) and the last running launch to return unloads the bundle
+ * (at once if none runs); the package's reference of its runtime goes with it. NULL is a no-op
+ * (TL_OK). TL_ERROR_INVALID_ARGUMENT for an already released package (best effort). */
+TL_API tl_status_t tl_package_release(tl_package_t* package);
 /* The chosen bundle's variant name, e.g. "x86_64-avx512". */
 TL_API const char* tl_package_target(const tl_package_t* package);
 TL_API uint32_t tl_package_kernel_count(const tl_package_t* package);
 TL_API const char* tl_package_kernel_name(const tl_package_t* package, uint32_t index);
+/* A kernel handle borrowed from the package (no release): valid while the package lives. */
 TL_API tl_status_t tl_package_kernel(tl_package_t* package, const char* name, tl_kernel_t** out_kernel);
 
 /* The kernel's descriptor (name, params, ...), owned by the package. */
 TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel);
-/* Checks args against the signature, resolves the grid and runs every program. Blocks until done. */
+/* Checks args against the signature, resolves the grid and runs every program. Blocks until done.
+ * Holds the kernel's package for its duration (see Lifetimes); a grid of 0 programs is TL_OK. */
 TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                     const tl_launch_options_t* options);
 

@@ -11,31 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <tl/runtime.h>
+#include "driver.h"
 
 static const char* g_pkg;
-static int g_failures;
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-      g_failures++;                                        \
-    }                                                      \
-  } while (0)
-
-static DLTensor vec(void* data, int64_t* shape, int ndim, uint8_t code, uint8_t bits) {
-  DLTensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.device.device_type = kDLCPU;
-  t.ndim = ndim;
-  t.dtype.code = code;
-  t.dtype.bits = bits;
-  t.dtype.lanes = 1;
-  t.shape = shape;
-  return t;
-}
 
 /* axpy on n elements (y = 2x + 1) and rowsum (workspace, one program per row); returns 0 when both
  * launched and gave the right values, else the failing status (or -1 for wrong values). */
@@ -256,9 +234,10 @@ static void test_fork(void) {
   printf("fork: %d/5 children launched on a fresh pool\n", children_ok);
 }
 
-/* 5. tl_package_release while a launch of the package runs on another thread: release waits for
- * it to return (the host parallel_for below holds the launch open until release has begun), and a
- * launch that starts once release has begun is refused cleanly. */
+/* 5. tl_package_release while a launch of the package runs on another thread: release drops the
+ * caller's reference and returns at once (the host parallel_for below holds the launch open), a
+ * launch that starts afterwards is refused cleanly, the running one completes with the right values,
+ * and the bundle is unloaded when it returns (the launch held the last reference). */
 static atomic_int g_rel_stage;   /* 1: hook entered; 2: main is about to release; 3: hook returned */
 static tl_package_t* g_rel_pkg;
 static int g_rel_nested = -1;
@@ -267,7 +246,7 @@ static void rel_parallel_for(void* user, int64_t n, tl_parallel_task_fn_t fn, vo
   (void)user;
   atomic_store(&g_rel_stage, 1);
   while (atomic_load(&g_rel_stage) < 2) usleep(100);
-  usleep(30000); /* main is now inside tl_package_release */
+  usleep(30000); /* main has released the package by now */
   g_rel_nested = run_kernels(g_rel_pkg, 4096);
   for (int64_t i = 0; i < n; ++i) fn(ctx, i);
   usleep(20000);
@@ -291,6 +270,18 @@ static void* rel_launcher(void* arg) {  /* exactly one launch: the package is go
   return NULL;
 }
 
+/* 1 when the process maps a bundle loaded from a package (memfd "tl-bundle:...") */
+static int bundle_mapped(void) {
+  FILE* f = fopen("/proc/self/maps", "r");
+  if (f == NULL) return -1;
+  char line[4096];
+  int found = 0;
+  while (fgets(line, sizeof line, f) != NULL)
+    if (strstr(line, "tl-bundle:") != NULL) found = 1;
+  fclose(f);
+  return found;
+}
+
 static void test_release(void) {
   tl_runtime_options_t o;
   tl_runtime_options_initialize(&o);
@@ -304,15 +295,19 @@ static void test_release(void) {
   pthread_create(&t, NULL, rel_launcher, &st);
   while (atomic_load(&g_rel_stage) < 1) usleep(100);
   atomic_store(&g_rel_stage, 2);
-  tl_package_release(g_rel_pkg);
+  CHECK(tl_package_release(g_rel_pkg) == TL_OK, "release: %s", tl_runtime_last_error(rt));
   int stage = atomic_load(&g_rel_stage);
+  int mapped_during = bundle_mapped();
   pthread_join(t, NULL);
-  CHECK(stage == 3, "tl_package_release returned while a launch was still running (stage %d)", stage);
+  int mapped_after = bundle_mapped();
+  CHECK(stage == 2, "tl_package_release waited for the running launch (stage %d)", stage);
+  CHECK(mapped_during == 1, "the bundle was unloaded under a running launch (%d)", mapped_during);
+  CHECK(mapped_after == 0, "the bundle is still loaded after the last launch returned (%d)", mapped_after);
   CHECK(st == 0, "the running launch failed: %d", st);
   CHECK(g_rel_nested == TL_ERROR_INVALID_ARGUMENT, "a launch after release began was not refused: %d",
         g_rel_nested);
   tl_runtime_release(rt);
-  printf("release: waited for the running launch, refused a new one\n");
+  printf("release: returned at once, the running launch completed and unloaded the bundle, a new one refused\n");
 }
 
 int main(int argc, char** argv) {
