@@ -45,9 +45,7 @@ static uint64_t signature_hash(const tl_kernel_desc_t* d) {
   return h;
 }
 
-TL_API tl_status_t tl_kernel_check(const tl_kernel_t* kernel, const char* expected_name,
-                                   uint64_t expected_signature_hash) {
-  if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+static tl_status_t check(const tl_kernel_t* kernel, const char* expected_name, uint64_t expected_signature_hash) {
   const tl_kernel_desc_t* d = kernel->desc;
   const tl_runtime_t* rt = kernel->package->runtime;
   if (expected_name == NULL)
@@ -65,4 +63,16 @@ TL_API tl_status_t tl_kernel_check(const tl_kernel_t* kernel, const char* expect
                          "header of this package)",
                          d->name, (unsigned long long)got, (unsigned long long)expected_signature_hash);
   return TL_OK;
+}
+
+/* The kernel handle is checked (NULL, released, wrong kind) and its package held while the
+ * descriptor is read. */
+TL_API tl_status_t tl_kernel_check(const tl_kernel_t* kernel, const char* expected_name,
+                                   uint64_t expected_signature_hash) {
+  tl_package_t* pkg = NULL;
+  tl_status_t st = tl__kernel_enter(kernel, "tl_kernel_check", &pkg);
+  if (st != TL_OK) return st;
+  st = check(kernel, expected_name, expected_signature_hash);
+  tl__package_leave(pkg);
+  return st;
 }

@@ -334,9 +334,8 @@ done:
   return st;
 }
 
-TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
-                                        const DLManagedTensorVersioned* tensor, tl_value_t* out) {
-  if (kernel == NULL) return TL_ERROR_INVALID_ARGUMENT;
+static tl_status_t value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
+                                     const DLManagedTensorVersioned* tensor, tl_value_t* out) {
   const tl_kernel_desc_t* desc = kernel->desc;
   tl_runtime_t* rt = kernel->package->runtime;
   if (param_index >= desc->num_params)
@@ -367,4 +366,16 @@ TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t para
   out->i64 = 0;
   out->f64 = 0.0;
   return TL_OK;
+}
+
+/* The kernel handle is checked (NULL, released, wrong kind) and its package held while the
+ * descriptor is read. */
+TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
+                                        const DLManagedTensorVersioned* tensor, tl_value_t* out) {
+  tl_package_t* pkg = NULL;
+  tl_status_t st = tl__kernel_enter(kernel, "tl_value_from_dlpack", &pkg);
+  if (st != TL_OK) return st;
+  st = value_from_dlpack(kernel, param_index, tensor, out);
+  tl__package_leave(pkg);
+  return st;
 }

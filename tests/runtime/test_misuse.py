@@ -95,6 +95,8 @@ def test_calls_after_package_release(misuse_exe, package_path):
         "kernel_name_is_null": (1, _released_package("tl_package_kernel_name")),
         "target_is_empty": (1, _released_package("tl_package_target")),
         "desc_is_null": (1, RELEASED_KERNEL.replace("tl_kernel_launch", "tl_kernel_desc")),
+        "check": (1, RELEASED_KERNEL.replace("tl_kernel_launch", "tl_kernel_check")),
+        "from_dlpack": (1, RELEASED_KERNEL.replace("tl_kernel_launch", "tl_value_from_dlpack")),
         "retain": (1, _released_package("tl_package_retain")),
     }
 

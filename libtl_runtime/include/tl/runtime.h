@@ -211,14 +211,16 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
  * and a tensor flagged DLPACK_FLAG_BITMASK_READ_ONLY for a parameter the kernel writes (access
  * TL_ACCESS_WRITE or TL_ACCESS_READWRITE); with TL_ERROR_VERSION: version.major != 1 (the other
  * fields are then not read). dtype, device, shape and strides are checked by tl_kernel_launch.
- * kernel == NULL: TL_ERROR_INVALID_ARGUMENT without a message. */
+ * A NULL, released or wrong-kind kernel handle: TL_ERROR_INVALID_ARGUMENT, its message on the
+ * calling thread's handle-less slot (tl_runtime_last_error of any runtime, or NULL, shows it). */
 struct DLManagedTensorVersioned;
 TL_API tl_status_t tl_value_from_dlpack(const tl_kernel_t* kernel, uint32_t param_index,
                                         const struct DLManagedTensorVersioned* tensor, tl_value_t* out);
 
 /* TL_OK when `kernel` is the kernel named expected_name with the given signature hash; otherwise
- * TL_ERROR_INVALID_ARGUMENT with a message on the kernel's runtime naming both kernels (a NULL
- * kernel: TL_ERROR_INVALID_ARGUMENT, and no message, as there is no runtime to hold it). The
+ * TL_ERROR_INVALID_ARGUMENT with a message on the kernel's runtime naming both kernels (a NULL,
+ * released or wrong-kind handle: TL_ERROR_INVALID_ARGUMENT, the message on the calling thread's
+ * handle-less slot, as for every call). The
  * typed wrappers of a tlc-generated package header call it before every launch.
  * Signature hash: 64-bit FNV-1a (offset basis 14695981039346656037, prime 1099511628211) over the
  * bytes of  name, then for each param in order  "|" name ":" kind ":" dtype ":" rank ":" access

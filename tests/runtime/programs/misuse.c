@@ -150,6 +150,14 @@ static void scenario_after_release(void) {
   const char* target = tl_package_target(pkg);
   report("target_is_empty", target != NULL && target[0] == '\0', tl_runtime_last_error(rt));
   REPORT("desc_is_null", tl_kernel_desc(k) == NULL, rt);
+  st = tl_kernel_check(k, "axpy", 0);        /* a generated wrapper's check, and DLPack intake */
+  report("check", st, tl_runtime_last_error(rt));
+  DLManagedTensorVersioned mt;
+  memset(&mt, 0, sizeof mt);
+  mt.version.major = DLPACK_MAJOR_VERSION;
+  tl_value_t v;
+  st = tl_value_from_dlpack(k, 0, &mt, &v);
+  report("from_dlpack", st, tl_runtime_last_error(rt));
   st = tl_package_retain(pkg);
   report("retain", st, tl_runtime_last_error(rt));
   CHECK(tl_runtime_release(rt) == TL_OK, "runtime release");
