@@ -40,26 +40,32 @@ def col_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.fl
     tl.store(out + (c,), tl.sum(tot, axis=0).to(DT))
 
 
-@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 256),), specializations=_SPECS)
-def col_max(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
-    """out[j] = max_i x[i, j] (NaN propagates). Requires R >= 1."""
+@tl.func
+def col_extreme(x, out, LARGEST: tl.constexpr, BC: tl.constexpr):
+    """out[c:c+BC] = max (LARGEST) or min over the rows of x; NaN propagates."""
     c = tl.program_id(0) * BC
     m = tl.load(x + (0, c), (1, BC))
     for i in range(1, x.shape[0]):
-        m = tl.maximum(m, tl.load(x + (i, c), (1, BC)))
-    tl.store(out + (c,), tl.max(m, axis=0))
+        if LARGEST:
+            m = tl.maximum(m, tl.load(x + (i, c), (1, BC)))
+        else:
+            m = tl.minimum(m, tl.load(x + (i, c), (1, BC)))
+    if LARGEST:
+        tl.store(out + (c,), tl.max(m, axis=0))
+    else:
+        tl.store(out + (c,), tl.min(m, axis=0))
+
+
+@tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 256),), specializations=_SPECS)
+def col_max(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
+    """out[j] = max_i x[i, j] (NaN propagates). Requires R >= 1."""
+    col_extreme(x, out, 1, BC)
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 256),), specializations=_SPECS)
 def col_min(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
     """out[j] = min_i x[i, j] (NaN propagates). Requires R >= 1."""
-    c = tl.program_id(0) * BC
-    m = tl.load(x + (0, c), (1, BC))
-    for i in range(1, x.shape[0]):
-        m = tl.minimum(m, tl.load(x + (i, c), (1, BC)))
-    tl.store(out + (c,), tl.min(m, axis=0))
-
-
+    col_extreme(x, out, 0, BC)
 
 # The first stage for tall inputs (R > 64): program p reduces rows [p * RB, p * RB + RB) into
 # part[p, :], row by row, each row's chunks in order, into part's own row (which stays in L1/L2),
@@ -81,10 +87,9 @@ def col_sum_rows(x: tl.tensor(DT, 2), part: tl.tensor(tl.float32, 2), DT: tl.con
             tl.store(part + (p, c), tl.load(part + (p, c), (1, BC)) + tl.load(x + (i, c), (1, BC)).to(tl.float32))
 
 
-@tl.kernel(grid=lambda x, part: (tl.cdiv(x.shape[0], 32),), specializations=_SPECS)
-def col_max_rows(x: tl.tensor(DT, 2), part: tl.tensor(DT, 2), DT: tl.constexpr = tl.float32,
-                 BC: tl.constexpr = 256, RB: tl.constexpr = 32):
-    """part[p, :] = the maximum of rows [32 p, 32 p + 32) of x (NaN propagates)."""
+@tl.func
+def col_extreme_rows(x, part, LARGEST: tl.constexpr, BC: tl.constexpr, RB: tl.constexpr):
+    """part[p, :] = max (LARGEST) or min of rows [RB p, RB p + RB) of x; NaN propagates."""
     p = tl.program_id(0)
     r0 = p * RB
     r1 = min(r0 + RB, x.shape[0])
@@ -92,18 +97,21 @@ def col_max_rows(x: tl.tensor(DT, 2), part: tl.tensor(DT, 2), DT: tl.constexpr =
         tl.store(part + (p, c), tl.load(x + (r0, c), (1, BC)))
     for i in range(r0 + 1, r1):
         for c in range(0, x.shape[1], BC):
-            tl.store(part + (p, c), tl.maximum(tl.load(part + (p, c), (1, BC)), tl.load(x + (i, c), (1, BC))))
+            if LARGEST:
+                tl.store(part + (p, c), tl.maximum(tl.load(part + (p, c), (1, BC)), tl.load(x + (i, c), (1, BC))))
+            else:
+                tl.store(part + (p, c), tl.minimum(tl.load(part + (p, c), (1, BC)), tl.load(x + (i, c), (1, BC))))
+
+
+@tl.kernel(grid=lambda x, part: (tl.cdiv(x.shape[0], 32),), specializations=_SPECS)
+def col_max_rows(x: tl.tensor(DT, 2), part: tl.tensor(DT, 2), DT: tl.constexpr = tl.float32,
+                 BC: tl.constexpr = 256, RB: tl.constexpr = 32):
+    """part[p, :] = the maximum of rows [32 p, 32 p + 32) of x (NaN propagates)."""
+    col_extreme_rows(x, part, 1, BC, RB)
 
 
 @tl.kernel(grid=lambda x, part: (tl.cdiv(x.shape[0], 32),), specializations=_SPECS)
 def col_min_rows(x: tl.tensor(DT, 2), part: tl.tensor(DT, 2), DT: tl.constexpr = tl.float32,
                  BC: tl.constexpr = 256, RB: tl.constexpr = 32):
     """part[p, :] = the minimum of rows [32 p, 32 p + 32) of x (NaN propagates)."""
-    p = tl.program_id(0)
-    r0 = p * RB
-    r1 = min(r0 + RB, x.shape[0])
-    for c in range(0, x.shape[1], BC):
-        tl.store(part + (p, c), tl.load(x + (r0, c), (1, BC)))
-    for i in range(r0 + 1, r1):
-        for c in range(0, x.shape[1], BC):
-            tl.store(part + (p, c), tl.minimum(tl.load(part + (p, c), (1, BC)), tl.load(x + (i, c), (1, BC))))
+    col_extreme_rows(x, part, 0, BC, RB)
