@@ -80,6 +80,9 @@ def _goal(w, r, ceil):
         tr = [v for k, v in ratios.items() if k.startswith("torch")]
         if tr and min(tr) < 1.0:
             miss.append(f"{min(tr):.2f}x torch < 1")
+    elif w.group == "shapes":
+        if ratios.get("numpy", 0) < 0.9:
+            miss.append(f"{ratios.get('numpy', 0):.2f}x numpy < 0.9")
     elif w.group in ("conv", "attention"):
         need = 0.8 if w.group == "conv" else 1.0
         tr = [v for k, v in ratios.items() if k.startswith("torch")]

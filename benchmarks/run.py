@@ -85,6 +85,8 @@ def main(argv=None) -> int:
             info["blas"] = _blas_info()
             print("BLAS:", info["blas"], flush=True)
         for w in workloads:
+            if t not in w.params.get("threads", threads):
+                continue
             fns = w.setup()
             if w.group == "overhead":
                 res = {name: {"median_s": harness.per_call(fn)} for name, fn in fns.items()}

@@ -266,6 +266,8 @@ def all_workloads(quick: bool = False) -> list[Workload]:
     ws.append(Workload("add 1 element (per call)", "overhead", 0.0, 0.0, _overhead_setup,
                        "tl.ops <= torch.add"))
     ws.extend(nn_workloads())
+    from benchmarks.shapes import shape_workloads
+    ws.extend(shape_workloads(Workload))
     return ws
 
 

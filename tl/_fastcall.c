@@ -279,6 +279,41 @@ static int view_2d(const np_fields_t* f, Py_ssize_t shape[2], Py_ssize_t strides
   return 0;
 }
 
+/* The element stride of an array whose C-order traversal is one arithmetic sequence (contiguous
+ * or uniformly strided, any rank; axes of extent 1 ignored), in *stride; -1 otherwise (e.g. a
+ * broadcast or a transposed view). */
+static int flat_stride(const np_fields_t* f, Py_ssize_t* stride) {
+  Py_ssize_t s = 0, span = 0;   /* stride and extent of the innermost axis of extent > 1 so far */
+  int seen = 0;
+  for (int d = f->nd - 1; d >= 0; --d) {
+    Py_ssize_t n = f->dimensions[d];
+    if (n == 1) continue;
+    if (!seen) {
+      s = f->strides[d];
+      span = n;
+      seen = 1;
+    } else {
+      if (f->strides[d] != s * span) return -1;
+      span *= n;
+    }
+  }
+  *stride = seen ? s : 0;
+  return 0;
+}
+
+/* tl.ops._flat_shape: n elements split over the most rows of 8, 4, 2, 1 that divide it. */
+static void flat_shape(Py_ssize_t n, Py_ssize_t shape[2]) {
+  static const Py_ssize_t rows[] = {8, 4, 2};
+  for (int i = 0; i < 3; ++i)
+    if (n % rows[i] == 0 && n >= 256 * rows[i]) {
+      shape[0] = rows[i];
+      shape[1] = n / rows[i];
+      return;
+    }
+  shape[0] = 1;
+  shape[1] = n;
+}
+
 /* One call. as2d == 0: tp_call (args in signature order; declines to _call_slow). as2d == 1:
  * _call2d (each tensor viewed as (rows, cols); returns False instead of declining). */
 static PyObject* do_call(KernelObject* self, PyObject* const* items, Py_ssize_t nargs, PyObject* args, PyObject* kwargs,
@@ -295,6 +330,21 @@ static PyObject* do_call(KernelObject* self, PyObject* const* items, Py_ssize_t 
       if (read_grid(grid, &opts) != 0) DECLINE();
       optp = &opts;
     }
+  }
+  /* _call2d: every tensor as the flat (rows, cols) of tl.ops._ew_views when all of them allow
+   * it (one element count, each a single-stride C-order sequence), else as view_2d's. */
+  int flat = as2d;
+  Py_ssize_t flat_n = -1;
+  for (uint32_t i = 0; flat && i < self->nparams; ++i) {
+    if (!self->params[i].is_tensor) continue;
+    PyObject* a = items[i];
+    if (Py_TYPE(a) != g_ndarray) DECLINE();
+    const np_fields_t* f = (const np_fields_t*)a;
+    if (f->nd < 0 || f->nd > TL_MAX_RANK) DECLINE();
+    Py_ssize_t n = 1, st;
+    for (int d = 0; d < f->nd; ++d) n *= f->dimensions[d];
+    if ((flat_n >= 0 && n != flat_n) || flat_stride(f, &st) != 0) flat = 0;
+    flat_n = n;
   }
   DLTensor tensors[MAX_PARAMS];
   int64_t dims[MAX_PARAMS][2 * TL_MAX_RANK];
@@ -316,7 +366,17 @@ static PyObject* do_call(KernelObject* self, PyObject* const* items, Py_ssize_t 
       Py_ssize_t v2shape[2], v2strides[2];
       const Py_ssize_t *shape = f->dimensions, *strides = f->strides;
       int nd = f->nd;
-      if (as2d) {
+      if (flat) {
+        Py_ssize_t st;
+        if (p->rank != 2) DECLINE();
+        flat_stride(f, &st);
+        flat_shape(flat_n, v2shape);
+        v2strides[1] = st;
+        v2strides[0] = st * v2shape[1];
+        shape = v2shape;
+        strides = v2strides;
+        nd = 2;
+      } else if (as2d) {
         if (p->rank != 2 || view_2d(f, v2shape, v2strides) != 0) DECLINE();
         shape = v2shape;
         strides = v2strides;

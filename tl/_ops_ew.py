@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tl import ops as _o
-from tl.ops import _arr, _out, _launch, _scalar_like, _to2d, _writable_view, _FLOATS, _BY_NAME
+from tl.ops import _arr, _out, _launch, _scalar_like, _FLOATS, _BY_NAME
 
 _INTS = ("int32", "int64")
 
@@ -42,8 +42,8 @@ def _run(kernel, ins, shape, dt_out, op, out, scalars=()):
     if out.size == 0:
         return out
     target, finish = _o._overlap_safe(out, ins)
-    o2, wb = _writable_view(target, "2d")
-    _launch(kernel, *[_to2d(np.broadcast_to(a, shape)) for a in ins], o2, *scalars)
+    views, o2, wb = _o._ew_views([np.broadcast_to(a, shape) for a in ins], target)
+    _launch(kernel, *views, o2, *scalars)
     if wb:
         wb()
     if finish:
@@ -246,9 +246,9 @@ def where(cond, x, y, out=None):
     kdt, view = _BITS[dt]
     conv = (lambda a: a.view(view)) if view is not None else (lambda a: a)
     tgt = np.empty(shape, _BY_NAME[dt])
-    o2 = _to2d(conv(tgt))
-    _launch(f"where__DT_{kdt}", _to2d(np.broadcast_to(cond, shape)),
-            _to2d(conv(np.broadcast_to(x, shape))), _to2d(conv(np.broadcast_to(y, shape))), o2)
+    views, o2, _ = _o._ew_views([np.broadcast_to(cond, shape), conv(np.broadcast_to(x, shape)),
+                                 conv(np.broadcast_to(y, shape))], conv(tgt))
+    _launch(f"where__DT_{kdt}", *views, o2)
     np.copyto(res, tgt)
     return res
 

@@ -2,7 +2,9 @@
 ops/reduce_arg.py, ops/reduce_ext.py).
 
 ``axis``: None (all axes), an int or a tuple of ints; ``keepdims`` as in NumPy. The reduced
-axes are moved last and flattened (a strided view; one copy6 when strides do not allow it).
+axes are moved last and flattened (a strided view; one copy when strides do not allow it),
+except that leading reduced axes of sum/max/min go to the column kernels (ops/reduce_col.py)
+and a reduction of one element per output is a copy.
 Float dtypes float32/float16/bfloat16 (float32 accumulation); max/min/argmax/argmin also
 int32 (and int64 for min/argmin). An empty reduced axis: sum -> 0, prod -> 1, mean/var -> NaN,
 max/min/argmax/argmin -> ValueError (no identity).
@@ -10,6 +12,7 @@ max/min/argmax/argmin -> ValueError (no identity).
 from __future__ import annotations
 
 import builtins
+import math
 
 import numpy as np
 
@@ -41,6 +44,8 @@ def _rows(x, axes):
 
 
 def _finish(res, x, axes, keepdims, out):
+    if res is out:
+        return out
     if keepdims:
         res = res.reshape(tuple(1 if i in axes else s for i, s in enumerate(x.shape)))
     if out is not None:
@@ -49,17 +54,94 @@ def _finish(res, x, axes, keepdims, out):
     return res
 
 
+# row kernel -> its column twin (ops/reduce_col.py), float dtypes only
+_COLUMN = {"row_sum": "col_sum", "row_max": "col_max", "row_min": "col_min"}
+_BC = {"row_sum": 64, "row_max": 256, "row_min": 256}   # columns per program of the col_* kernels
+
+
+def _leading(x, axes):
+    """x as (R, N) = (reduced, kept) without a copy when the reduced axes are the leading ones
+    (sum(x, axis=0) of a C-order array); else None."""
+    if not axes or axes != tuple(range(len(axes))) or len(axes) == x.ndim:
+        return None
+    r = math.prod(x.shape[:len(axes)])
+    try:
+        return np.reshape(x, (r, x.size // r if r else 0), copy=False)
+    except ValueError:
+        return None
+
+
+def _columns(kernel, dt, x2, res1):
+    """res1 (N,) = the column reduction of x2 (R, N) on the col_* kernels (ops/reduce_col.py).
+
+    Narrow inputs (N < BC, the kernel's columns per program) are viewed as (R / k, k * N), k the
+    largest divisor of R with k * N <= BC, so the lanes stay full; the k partials are folded by
+    the last launch. Tall inputs (more than 64 rows after that) first go through col_*_rows
+    (32-row blocks read in memory order into R / 32 partial rows; float32 partials for sums),
+    then col_* reduces the partial rows ((R / 32 * k, N) -- the fold is a reshape). A float16 or
+    bfloat16 sum is finished in float32 and rounded once."""
+    col = _COLUMN[kernel]
+    r, n = x2.shape
+    bc = _BC[kernel]
+    is_sum = kernel == "row_sum"
+    k = 1
+    if n < bc and r > 1:
+        k = next((k for k in range(builtins.min(r, bc // n), 1, -1) if r % k == 0), 1)
+        if k > 1:
+            try:
+                x2 = np.reshape(x2, (r // k, k * n), copy=False)
+                r //= k
+            except ValueError:
+                k = 1
+    if r > 64:
+        part = np.empty(((r + 31) // 32, k * n), np.float32 if is_sum else x2.dtype)
+        _launch(f"{col}_rows__DT_{dt}", x2, part)
+        if is_sum and dt != "float32":
+            tmp = np.empty((n,), np.float32)
+            _columns(kernel, "float32", part.reshape(-1, n), tmp)
+            _o.cast(tmp, dt, out=res1)
+        else:   # the partial rows, (R / 32 * k, N): again narrow or tall, so the same way down
+            _columns(kernel, dt, part.reshape(-1, n), res1)
+        return
+    if k > 1 and (not is_sum or dt == "float32"):
+        part = np.empty((k * n,), x2.dtype)
+        _launch(f"{col}__DT_{dt}", x2, part)
+        src, sdt = part.reshape(k, n), dt
+    else:
+        src, sdt = (x2 if k == 1 else x2.reshape(r * k, n)), dt
+    if sdt == dt:
+        _launch(f"{col}__DT_{sdt}", src, res1)
+    else:
+        tmp = np.empty((n,), np.float32)
+        _launch(f"{col}__DT_{sdt}", src, tmp)
+        _o.cast(tmp, dt, out=res1)
+
+
 def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, empty=None):
     x, dt = _arr(x, "x", op, allowed)
     axes = _axes(axis, x.ndim, op)
-    x2, kshape = _rows(x, axes)
-    res = np.empty(kshape, out_dt or x.dtype)
-    if x2.shape[1] == 0:
+    kshape = tuple(x.shape[i] for i in range(x.ndim) if i not in axes)
+    # the caller's out itself when it is exactly the result array (C-contiguous, no keepdims)
+    direct = (not keepdims and isinstance(out, np.ndarray) and out.shape == kshape and out.flags.c_contiguous
+              and out.dtype == np.dtype(out_dt or x.dtype) and out.flags.writeable
+              and not np.may_share_memory(out, x))
+    res = out if direct else np.empty(kshape, out_dt or x.dtype)
+    count = math.prod(x.shape[i] for i in axes)
+    if count == 0:
         if empty is None:
             raise ValueError(f"tl.ops.{op}: zero-size reduction over axes {axes} of shape {x.shape}")
         res[...] = empty
+    elif res.size and count == 1:
+        # one element per output (a reduced axis of length 1): the reduction of one value is
+        # itself (NumPy's too, -0.0 included); a copy instead of one program per element
+        np.copyto(res, x.reshape(kshape))
     elif res.size:
-        _launch(f"{kernel}__DT_{dt}", x2, res.reshape(-1))
+        x2 = _leading(x, axes) if kernel in _COLUMN and dt in _FLOATS else None
+        if x2 is not None:
+            _columns(kernel, dt, x2, res.reshape(-1))
+        else:
+            x2, _ = _rows(x, axes)
+            _launch(f"{kernel}__DT_{dt}", x2, res.reshape(-1))
     return _finish(res, x, axes, keepdims, out)
 
 

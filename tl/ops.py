@@ -217,6 +217,36 @@ def _dest(view: np.ndarray, shape) -> tuple[np.ndarray, object]:
         return tmp.reshape(shape), (lambda: np.copyto(view, tmp))
 
 
+def _flat_shape(n: int) -> tuple[int, int]:
+    """The (rows, cols) an elementwise kernel gets for ``n`` elements taken in C order: ``n``
+    split over the most rows of 8, 4, 2, 1 that divide it, so every kernel tile shape in ops/
+    (1 x 256 and 4 x 256 per program) runs full tiles along one long row whatever the caller's
+    shape ((N, 1), (1, N), tall-skinny, size-1 axes). Square shapes get as many programs as
+    their natural (rows, cols) view."""
+    for r in (8, 4, 2):
+        if n % r == 0 and n >= 256 * r:
+            return r, n // r
+    return 1, n
+
+
+def _ew_views(ins, out: np.ndarray):
+    """Views for one elementwise launch over ``out.shape``: ([input views], out view, writeback).
+    ``ins`` are arrays of out's shape (already broadcast). When every input reshapes to the flat
+    (rows, cols) of _flat_shape without a copy (C-order contiguous or uniformly strided; never a
+    broadcast), all operands are presented that way (same C-order element correspondence, so
+    the result is unchanged); otherwise as _to2d's (leading axes merged, last axis = cols)."""
+    shape = _flat_shape(out.size)
+    views = []
+    for a in ins:
+        try:
+            views.append(np.reshape(a, shape, copy=False))
+        except ValueError:
+            o2, wb = _writable_view(out, "2d")
+            return [_to2d(a) for a in ins], o2, wb
+    o2, wb = _dest(out, shape)
+    return views, o2, wb
+
+
 def _writable_view(out: np.ndarray, kind):
     """Destination of a kernel for ``out``: kind "2d" (rows, cols) or "1d"."""
     return _dest(out, _shape2d(out.shape) if kind == "2d" else (out.size,))
@@ -314,24 +344,15 @@ def _binary(op: str, a, b, out):
     b, db = _arr(b, "b", op)
     if da != db:
         raise TypeError(f"tl.ops.{op}: arguments 'a' ({da}) and 'b' ({db}) must have the same dtype")
-    if a.shape == b.shape:   # fast path: no broadcasting views needed
-        shape = a.shape
-        out = _out(out, shape, da, op)
-        if out.size == 0:
-            return out
-        a2, b2 = _to2d(a), _to2d(b)
-    else:
-        try:
-            shape = np.broadcast_shapes(a.shape, b.shape)
-        except ValueError:
-            raise ValueError(f"tl.ops.{op}: shapes {a.shape} and {b.shape} do not broadcast") from None
-        out = _out(out, shape, da, op)
-        if out.size == 0:
-            return out
-        a2 = _to2d(np.broadcast_to(a, shape))
-        b2 = _to2d(np.broadcast_to(b, shape))
+    try:
+        shape = a.shape if a.shape == b.shape else np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise ValueError(f"tl.ops.{op}: shapes {a.shape} and {b.shape} do not broadcast") from None
+    out = _out(out, shape, da, op)
+    if out.size == 0:
+        return out
     target, finish = _overlap_safe(out, (a, b))
-    o2, wb = _writable_view(target, "2d")
+    (a2, b2), o2, wb = _ew_views([np.broadcast_to(a, shape), np.broadcast_to(b, shape)], target)
     _launch(f"{op}__DT_{da}", a2, b2, o2)
     if wb:
         wb()
@@ -367,8 +388,8 @@ def _unary(kernel: str, op: str, x, out):
     if out.size == 0:
         return out
     target, finish = _overlap_safe(out, (x,))
-    o2, wb = _writable_view(target, "2d")
-    _launch(f"{kernel}__DT_{dt}", _to2d(x), o2)
+    (x2,), o2, wb = _ew_views([x], target)
+    _launch(f"{kernel}__DT_{dt}", x2, o2)
     if wb:
         wb()
     if finish:
@@ -445,11 +466,11 @@ def cast(x, dtype, out=None):
         np.copyto(out, x)
         return out
     route = _cast_route(src, dst)
-    cur = _to2d(x)
+    (cur,), last, last_wb = _ew_views([x], out)
     for i in range(1, len(route)):
         s, d = route[i - 1], route[i]
         if i == len(route) - 1:
-            o2, wb = _writable_view(out, "2d")
+            o2, wb = last, last_wb
         else:
             o2, wb = np.empty(cur.shape, _BY_NAME[d]), None
         _launch(f"cast__DST_{d}__SRC_{s}", cur, o2)
@@ -467,8 +488,18 @@ def _rows(x: np.ndarray, axis: int, op: str):
     return ax, xm
 
 
+_COLUMN_KERNELS = ("row_sum", "row_max", "row_min")   # with column twins (ops/reduce_col.py)
+
+
 def _reduce(kernel: str, op: str, x, axis, out, allowed=_FLOATS, out_dt=None):
     x, dt = _arr(x, "x", op, allowed)
+    if kernel in _COLUMN_KERNELS and x.ndim >= 2 and x.size:
+        ax = _norm_axis(axis, x.ndim, op)
+        if (ax == 0 and dt in _FLOATS) or x.shape[ax] == 1:
+            # a leading axis (the column kernels) or one element per output (a copy): tl._ops_reduce
+            from tl._ops_reduce import _reduce as _reduce_axes
+            return _reduce_axes(kernel, op, x, ax, False, _out(out, x.shape[:ax] + x.shape[ax + 1:], out_dt or dt, op),
+                                allowed, out_dt)
     ax, xm = _rows(x, axis, op)
     rshape = xm.shape[:-1]
     out = _out(out, rshape, out_dt or dt, op)
@@ -528,6 +559,14 @@ def _rowwise(kernel: str, op: str, x, axis, out):
     if out.size == 0:
         return out
     ax, xm = _rows(x, axis, op)
+    if xm.shape[-1] == 1:
+        # one element per row: softmax is exp(0) / 1 = 1 and log_softmax 0 - log(1) = +0, both
+        # NaN where x is +-inf or NaN (x - max is inf - inf or NaN), i.e. (x - x) [+ 1]: two
+        # flat elementwise launches instead of one program per one-element row
+        sub(x, x, out=out)
+        if kernel == "softmax":
+            add(out, np.ones((), out.dtype), out=out)
+        return out
     om = np.moveaxis(out, ax, -1) if out.ndim else out
     o2, wb = _dest(om, _shape2d(om.shape))
     _launch(f"{kernel}__DT_{dt}", _to2d(xm), o2)
@@ -613,7 +652,8 @@ def transpose(x, axes=None, *, out=None):
         out = _out(out, x.shape, dt, "transpose")
         np.copyto(out, x)
         return out
-    if x.ndim != 2 or axes == (0, 1):
+    if x.ndim != 2 or axes == (0, 1) or 1 in x.shape:
+        # (N, 1) <-> (1, N) keeps the element order: permute's merged strided copy, not tiles
         from tl._ops_data import permute
         return permute(x, axes, out=out)
     out = _out(out, x.shape[::-1], dt, "transpose")
