@@ -15,8 +15,8 @@ emits, without running a C compiler, into <out>/<side>/ (default out: build/repl
 
 The current side is the working tree (<out>/worktree; uncommitted changes included) or, with
 --current REF, a checkout of REF (<out>/<sha>); the base side is a checkout of the base commit
-(<out>/base-<sha>; reused while this tool and the selection are unchanged). Checkouts are git
-worktrees under <out>/src/ (no network), removed afterwards. Each side is emitted in its own Python
+(<out>/base-<sha>; reused while this tool and the selection are unchanged; older base trees are
+deleted). Checkouts are git worktrees under <out>/src/ (no network), removed afterwards. Each side is emitted in its own Python
 process that imports that side's tlc, with the sources named ``ops/<file>.py`` relative to the
 side's root, so the checkout's location does not show in the output (a real build names the
 absolute path instead: the only difference from the C in a package).
@@ -276,6 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         base_dir = out / f"base-{base[:12]}"
         bs = emit_commit(base, base_dir, out / "src", a.only, a.jobs, reuse=True)
+        for old in out.glob("base-*"):          # keep one base tree (each is ~90 MB)
+            if old != base_dir:
+                shutil.rmtree(old, ignore_errors=True)
         t1 = time.perf_counter()
         if a.current is None:
             cur_dir = out / "worktree"
