@@ -194,6 +194,15 @@ dist: venv $(VENV)/.dist-stamp
 	rm -rf $(DIST)/raw
 	@ls -l $(DIST)
 
+# Replay check (tools/replay.py): the C, IR, bundle aggregator and header of every ops/ kernel for
+# every CPU variant, emitted (no C compiler) from the working tree and from a base commit through a
+# git worktree under build/replay, must be byte-identical; else it lists the differing files with a
+# diff excerpt and fails. REPLAY_BASE picks the base (default: merge-base with main, or HEAD~1).
+REPLAY_BASE ?=
+.PHONY: replay
+replay: venv
+	$(PY) tools/replay.py $(if $(REPLAY_BASE),--base $(REPLAY_BASE))
+
 # The README's `make test` in a fresh clone inside a fresh Debian 12 root (mmdebstrap) holding only
 # what a fresh machine has (tools/fresh_root_test.sh; needs root and network; not part of make test).
 # FRESH_ROOT_REF picks the commit (default HEAD); the log lands under /work/fresh-root/logs.

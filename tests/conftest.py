@@ -10,7 +10,7 @@ def tl_build(tmp_path):
     """build(source_text, targets="x86_64-avx512,x86_64-baseline") -> the loaded package: writes
     the TL source to tmp_path, runs `tlc build` (no cache) and ``tl.load``s the result."""
     def build(src: str, targets: str = "x86_64-avx512,x86_64-baseline"):
-        tl = pytest.importorskip("tl")
+        import tl
         from click.testing import CliRunner
         from tlc.cli import cli
         path = tmp_path / "kernels.py"

@@ -1,6 +1,6 @@
 """``tlc``: the command-line compiler (console script ``tlc = tlc.cli:main``; also ``python -m tlc``).
 
-Commands: build, compile, inspect, targets. User errors (TL source errors, package errors, bad
+Commands: build, compile, opt, inspect, targets, build-ops, paths. User errors (TL source errors, package errors, bad
 targets) print their message without a traceback and exit with status 1 (TL_DEBUG=1 shows it).
 """
 from __future__ import annotations
@@ -111,17 +111,30 @@ def build(sources, target, out, jobs, no_cache, depfile, print_ir_after_all, no_
               help="Target (its highest-priority variant is used) or one variant name.")
 @click.option("-k", "--kernel", "kernels", multiple=True, help="Only this kernel (instance or base name); repeatable.")
 @click.option("--print-ir-after-all", is_flag=True, help="Dump the IR after every pass to stderr.")
+@click.option("--after", "after", metavar="PASS", default=None,
+              help="With --emit ir: stop the pipeline after PASS (`parse`: the frontend's IR); see `tlc opt --list-passes`.")
 @click.option("-o", "--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
 @_NO_WARNINGS
-def compile(file, emit, target, kernels, print_ir_after_all, out, no_warnings):  # noqa: A001 - the command's name
-    """Compile one TL FILE and print its IR (after the pass pipeline), C, or assembly.
+def compile(file, emit, target, kernels, print_ir_after_all, after, out, no_warnings):  # noqa: A001 - the command's name
+    """Compile one TL FILE and print its IR (after the pass pipeline, or after --after PASS), C,
+    or assembly.
 
     \b
-    Example:
+    Examples:
       tlc compile ops/softmax.py --emit asm -t x86_64-avx2 -k softmax
+      tlc compile ops/softmax.py --emit ir -k softmax__DT_float32 --after canonicalize -o in.ir
     """
     from tlc import driver
+    from tlc.lower.passes import pipeline_through
     variant = max(_variants(target), key=lambda v: v.priority)
+    passes = None
+    if after is not None:
+        if emit != "ir":
+            raise UserError(f"error: --after {after} needs --emit ir (C and assembly need the whole pipeline)")
+        try:
+            passes = pipeline_through(after)
+        except KeyError as e:
+            raise UserError(f"error: --after: {e.args[0]} (or `parse`)") from None
     parsed = driver.parse(file)
     if isinstance(getattr(parsed, "kernels", None), (tuple, list)) and not parsed.kernels:
         raise UserError(f"error: no @tl.kernel functions in {file}")
@@ -129,7 +142,7 @@ def compile(file, emit, target, kernels, print_ir_after_all, out, no_warnings): 
     if not no_warnings:
         for w in driver.lint(module):
             click.echo(w, err=True)
-    lowered = driver.run_pipeline(module, variant, print_ir_after_all)
+    lowered = driver.run_pipeline(module, variant, print_ir_after_all, passes=passes)
     if emit == "ir":
         text = driver.print_ir(lowered)
     else:
@@ -147,6 +160,49 @@ def compile(file, emit, target, kernels, print_ir_after_all, out, no_warnings): 
             fh.write(text)
     else:
         click.echo(text, nl=not text.endswith("\n"))
+
+
+@cli.command()
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("-p", "--pass", "passes", metavar="PASS", multiple=True,
+              help="Run this pass; repeatable, run in the order given (see --list-passes).")
+@click.option("-t", "--target", default=None,
+              help="Variant the passes work for (lanes, GEMM microkernel): a variant or a target (its "
+                   "highest-priority variant) [default: none: 4 lanes, no microkernel].")
+@click.option("-o", "--out", type=click.Path(dir_okay=False), default=None, help="Write here instead of stdout.")
+@click.option("--list-passes", is_flag=True, help="List the passes of the pipeline, in order, and exit.")
+def opt(file, passes, target, out, list_passes):
+    """Run passes on the printed tile IR in FILE (`-`: stdin) and print the result, like mlir-opt.
+
+    FILE is IR as `tlc compile --emit ir` prints it (`--after PASS` stops the pipeline anywhere).
+    The verifier runs on the input and after every pass; errors name the file and line, or the
+    pass whose output does not verify.
+
+    \b
+    Example:
+      tlc compile ops/softmax.py --emit ir -k softmax__DT_float32 --after bounds -o in.ir
+      tlc opt -p fuse_elementwise -p hoist_views in.ir -o out.ir
+    """
+    from tlc import opt as opt_mod
+    if list_passes:
+        for name, doc in opt_mod.list_passes():
+            click.echo(f"{name:<18} {doc}")
+        return
+    if file is None:
+        raise click.UsageError("missing FILE (the IR to transform; `-` reads stdin), or give --list-passes")
+    variant = None if target is None else max(_variants(target), key=lambda v: v.priority)
+    with click.open_file(file, "r") as fh:
+        text = fh.read()
+    source = "<stdin>" if file == "-" else file
+    try:
+        result = opt_mod.run(text, passes, variant, source, debug=config.debug())
+    except opt_mod.OptError as e:
+        raise UserError(str(e)) from None
+    if out:
+        with open(out, "w") as fh:
+            fh.write(result)
+    else:
+        click.echo(result, nl=False)
 
 
 def _signature(k: dict) -> str:
@@ -201,11 +257,9 @@ def _runtime_check(package) -> tuple[bool | None, str]:
     """Opens ``package`` with libtl_runtime (what ``tl.load`` does: picks this machine's bundle,
     dlopens it and checks its kernel descriptors against the manifest): (True, "ok (...)"),
     (False, the runtime's error) or (None, why it was skipped, e.g. no runtime library built)."""
+    from tl import _runtime
     try:
-        from tl import _runtime
         pkg = _runtime.load(package)
-    except ImportError as e:
-        return None, f"skipped: {e}"
     except _runtime.TLError as e:
         msg = str(e)
         if "no bundle for this machine" in msg or "libtl_runtime" in msg and "not found" in msg:

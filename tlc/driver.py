@@ -15,9 +15,9 @@ from tlc.target import Variant
 
 @dataclass
 class UnitResult:
-    """One TL file compiled for one variant: C source, IR text after the pipeline ("" when no
-    printer exists), the manifest's kernel entries (see :func:`kernel_info`), the rendered
-    performance warnings (see :func:`lint`) and the file's module docstring ("" when none)."""
+    """One TL file compiled for one variant: C source, IR text after the pipeline, the manifest's
+    kernel entries (see :func:`kernel_info`), the rendered performance warnings (see :func:`lint`)
+    and the file's module docstring ("" when none)."""
 
     c_source: str
     ir_text: str
@@ -77,20 +77,16 @@ def select_kernels(module, names: list[str] | None):
     return dataclasses.replace(module, kernels=keep)
 
 
-def run_pipeline(module, variant: Variant, print_ir_after_all: bool = False):
-    """tlc.lower.pass_manager.run_pipeline(module, variant, print_ir_after_all=...); the IR dump
-    goes to stderr."""
+def run_pipeline(module, variant: Variant, print_ir_after_all: bool = False, passes=None):
+    """tlc.lower.pass_manager.run_pipeline(module, variant, print_ir_after_all=..., passes=...)
+    (``passes`` None: the whole pipeline); the IR dump goes to stderr."""
     from tlc.lower.pass_manager import run_pipeline as run
-    return run(module, variant, print_ir_after_all=print_ir_after_all)
+    return run(module, variant, print_ir_after_all=print_ir_after_all, passes=passes)
 
 
 def print_ir(module, display_file: str | None = None) -> str:
-    """IR text via tlc.lower.printer.print_module (``display_file`` as the file name), or "" while
-    the printer does not exist."""
-    try:
-        from tlc.lower.printer import print_module
-    except ImportError:
-        return ""
+    """IR text via tlc.lower.printer.print_module (``display_file`` as the file name)."""
+    from tlc.lower.printer import print_module
     return print_module(module, display_file)
 
 

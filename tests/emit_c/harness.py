@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import ctypes as C
 import hashlib
+import shlex
 import subprocess
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from tlc.emit_c import BUNDLE_CFLAGS, emit_bundle
+from tlc.emit_c import emit_bundle
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
+from tlc.package import build
 from tlc.target import X86_64
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = {v.isa: v for v in X86_64.variants}
 _CACHE = Path(tempfile.gettempdir()) / "tl_emit_c_tests"
 LOC = ir.Loc("test_kernel.py", 1, 1)
@@ -105,18 +106,26 @@ def kernel(name, args, body: ir.Block, grid: ir.Block | None = None, workspace=0
 
 
 # ------------------------------------------------------------------ compile + call
+def compile_command(c: Path, so: Path, variant) -> list[str]:
+    """The compiler command of :func:`compile_bundle`: the package build's own compiler and flags
+    (tlc.package.build.cc_for and cflags: BASE_CFLAGS, the variant's ISA flags, the ABI headers),
+    linked ``-shared`` with libgcc as a bundle is, into one .so without the aggregator."""
+    return [*shlex.split(build.cc_for(variant)), *build.cflags(variant), "-shared", str(c), "-o", str(so), "-lgcc"]
+
+
 def compile_bundle(kernels, isa) -> Path:
-    """The bundle .so of ``kernels`` for ``isa`` (a VARIANTS key, or a Variant), cached by content."""
+    """The bundle .so of ``kernels`` for ``isa`` (a VARIANTS key, or a Variant), cached by content
+    and compile command."""
     variant = VARIANTS[isa] if isinstance(isa, str) else isa
     src = emit_bundle(kernels, variant, "test_kernel.py")
-    h = hashlib.sha256(src.encode()).hexdigest()[:20]
+    flags = "\0".join(compile_command(Path("c"), Path("so"), variant))
+    h = hashlib.sha256((src + "\0" + flags).encode()).hexdigest()[:20]
     _CACHE.mkdir(exist_ok=True)
     so = _CACHE / f"{h}-{variant.name}.so"
     if not so.exists():
         c = _CACHE / f"{h}-{variant.name}.c"
         c.write_text(src)
-        cmd = ["gcc", *BUNDLE_CFLAGS, *variant.cflags, "-I", str(ROOT / "libtl_runtime/include"),
-               str(c), "-o", str(so) + ".tmp"]
+        cmd = compile_command(c, Path(str(so) + ".tmp"), variant)
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"gcc failed: {' '.join(cmd)}\n{r.stderr[:4000]}")

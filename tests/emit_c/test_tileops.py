@@ -217,7 +217,7 @@ def test_pass_pipeline_output_runs():
     import sys
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "passes"))
-    builders = pytest.importorskip("builders")
+    import builders
     from tlc.lower.pass_manager import run_pipeline
     m = run_pipeline(builders.loop_module(), VARIANTS["avx512"])
     k = m.kernels[0]

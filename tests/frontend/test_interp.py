@@ -7,6 +7,7 @@ import pytest
 import kernels_basic as K
 import tl
 from tlc.interp import bf16_to_f32, f32_to_bf16, interpret_file, interpret_kernel
+from tlc.lower import pass_manager as pm
 from tlc.parse import parse_file
 
 HERE = os.path.dirname(__file__)
@@ -211,7 +212,6 @@ def test_interpret_ir_kernel_and_bad_args():
 
 @pytest.mark.parametrize("name", ["softmax__DT_float32", "matmul", "add_bias", "runtime_if"])
 def test_interpreter_runs_ir_after_passes_before_fusion(rng, name):
-    pm = pytest.importorskip("tlc.lower.pass_manager")
     from tlc.lower.passes import pipeline
     names = [p.name for p in pipeline()]
     pre = names[:names.index("fuse_elementwise")] if "fuse_elementwise" in names else names

@@ -86,7 +86,7 @@ def test_compile_emit_c_and_asm_with_stub(kernel_dir, monkeypatch):
     from tlc import driver
     monkeypatch.setattr(driver, "parse", lambda path: path)
     monkeypatch.setattr(driver, "select_kernels", lambda m, names: m)
-    monkeypatch.setattr(driver, "run_pipeline", lambda m, v, p=False: m)
+    monkeypatch.setattr(driver, "run_pipeline", lambda m, v, p=False, passes=None: m)
     monkeypatch.setattr(driver, "emit", lambda m, v: stub_compile_unit(m, v).c_source)
     monkeypatch.setattr(driver, "lint", lambda m, display_file=None: [])
     r = run("compile", kernel_dir / "add.py", "--emit", "c", "-t", "x86_64-avx2")

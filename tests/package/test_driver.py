@@ -7,9 +7,6 @@ from tlc import driver
 from tlc.errors import TLCompileError
 from tlc.target import X86_64
 
-pytest.importorskip("tlc.lower.pass_manager")
-pytest.importorskip("tlc.parse.frontend")
-
 SPEC_SRC = '''import tl
 
 

@@ -1,16 +1,15 @@
-"""The whole pipeline over real TL sources (the seed form and ops/*.py) once the frontend exists:
-every kernel lowers, verifies, round-trips through the printer and has only post-pipeline ops."""
+"""The whole pipeline over real TL sources (the seed form and ops/*.py): every kernel lowers, verifies, round-trips through the printer and has only post-pipeline ops."""
 import glob
 import os
 
 import pytest
 
+from tlc import parse
 from tlc.lower import ir
 from tlc.lower.pass_manager import run_pipeline
 from tlc.lower.printer import parse_module, print_module
 from tlc.target import X86_64
 
-parse = pytest.importorskip("tlc.parse")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEED = os.path.join(ROOT, "tests", "fixtures", "seed_form.py")
 SOURCES = [SEED] + sorted(glob.glob(os.path.join(ROOT, "ops", "*.py")))

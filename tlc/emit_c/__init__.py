@@ -2,7 +2,10 @@
 
 Public API:
   emit_bundle(kernels, variant, source_file, display_file=None) -> str    the bundle's C source
-  BUNDLE_CFLAGS                                        the flags the generated C relies on
+
+The flags the generated C is compiled with (and relies on: -fno-strict-aliasing, -ffp-contract=off,
+freestanding) are tlc.package.build.BASE_CFLAGS, the one list the package build and the emitter
+tests (tests/emit_c/harness.py) both use.
 
 The TU includes "tl/bundle_abi.h", defines each kernel's entry ``k_<name>``, its grid function
 ``grid_<name>`` (kernels with a grid block), the parameter/kernel descriptor tables and the one
@@ -24,11 +27,6 @@ from tlc.lower import ir
 from tlc.target import Variant
 from tlc.emit_c import isa as isa_tables
 from tlc.emit_c.kernel import KernelEmitter
-
-# flags the package build must pass (plus variant.cflags and -I libtl_runtime/include)
-BUNDLE_CFLAGS = ("-std=gnu11", "-O2", "-fPIC", "-shared", "-nostdlib", "-ffreestanding",
-                 "-fno-builtin", "-fno-tree-loop-distribute-patterns", "-fvisibility=hidden",
-                 "-ffp-contract=off")
 
 _ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                           undefined=jinja2.StrictUndefined, keep_trailing_newline=True,

@@ -21,7 +21,9 @@ Form (one op per line, MLIR-like; values are numbered per kernel in print order)
 A block is ``{`` + its ``arg`` lines + its ops + ``}``; an op with several regions prints
 ``} {`` between them. Attr values are Python literals (tuples, ints, floats incl. inf/nan,
 strings, True/False/None) and dtypes as ``tl.<name>``; they are read back with a safe
-``ast`` walk, never ``eval``. Raises :class:`IRParseError` (with the line number) on bad text.
+``ast`` walk, never ``eval``. Lines starting with ``//`` are comments (e.g. the ``// -----// IR
+after <pass>`` headers of ``--print-ir-after-all``). Raises :class:`IRParseError`, whose message
+starts ``line <n>:`` (and whose ``line`` attribute is n), on bad text.
 """
 from __future__ import annotations
 
@@ -35,7 +37,11 @@ from tlc.lower.dtypes import BY_NAME, BY_SHORT, DType
 
 
 class IRParseError(ValueError):
-    pass
+    """Bad IR text; ``line`` is the 1-based line number (None until the parser locates it)."""
+
+    def __init__(self, msg: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {msg}" if line is not None else msg)
+        self.msg, self.line = msg, line
 
 
 # ----------------------------------------------------------------------------- values
@@ -87,11 +93,14 @@ def _lit(node: ast.AST) -> Any:
 
 def parse_attrs(text: str) -> tuple[tuple[str, Any], ...]:
     """``{k=v, ...}`` -> attrs tuple (in the printed order)."""
-    assert text.startswith("{") and text.endswith("}"), text
+    if not (text.startswith("{") and text.endswith("}")):
+        raise IRParseError(f"expected attrs in braces, got {text!r}")
     try:
         call = ast.parse(f"f({text[1:-1]})", mode="eval").body
     except SyntaxError as e:
-        raise IRParseError(f"bad attrs {text}: {e}") from None
+        raise IRParseError(f"bad attrs {text}: {e.msg}") from None
+    if not isinstance(call, ast.Call) or call.args or any(kw.arg is None for kw in call.keywords):
+        raise IRParseError(f"bad attrs {text}: expected name=value pairs")
     return tuple((kw.arg, _lit(kw.value)) for kw in call.keywords)
 
 
@@ -108,13 +117,12 @@ def parse_type(s: str) -> Any:
     s = s.strip()
     if s == "none":
         return ir.NONE
-    if s.startswith("("):
-        assert s.endswith(")"), s
+    if s.startswith("(") and s.endswith(")"):
         return ir.TupleType(tuple(parse_type(p) for p in _split_top(s[1:-1])))
-    if m := _TILE.match(s):
+    if (m := _TILE.match(s)) and m.group(2) in BY_SHORT:
         dims = tuple(int(x) for x in m.group(1).split("x") if x)
         return ir.TileType(BY_SHORT[m.group(2)], dims)
-    if m := _TENSOR.match(s):
+    if (m := _TENSOR.match(s)) and m.group(2) in BY_SHORT:
         return ir.TensorType(BY_SHORT[m.group(2)], int(m.group(1)))
     if s in BY_SHORT:
         return ir.ScalarType(BY_SHORT[s])
@@ -268,13 +276,13 @@ _OPHEAD = re.compile(r"^(?:%(\d+) = )?(\w+)(.*)$")
 class _Parser:
     def __init__(self, text: str) -> None:
         self.lines = [(i + 1, ln.strip()) for i, ln in enumerate(text.splitlines())]
-        self.lines = [(n, s) for n, s in self.lines if s]
+        self.lines = [(n, s) for n, s in self.lines if s and not s.startswith("//")]
         self.pos = 0
+        self.cur = self.lines[0][0] if self.lines else 1     # line number of the line being read
         self.values: dict[int, ir.Op] = {}
 
     def err(self, msg: str) -> IRParseError:
-        n = self.lines[min(self.pos, len(self.lines) - 1)][0] if self.lines else 0
-        return IRParseError(f"line {n}: {msg}")
+        return IRParseError(msg, self.cur)
 
     def peek(self) -> str:
         if self.pos >= len(self.lines):
@@ -283,8 +291,16 @@ class _Parser:
 
     def next(self) -> str:
         s = self.peek()
+        self.cur = self.lines[self.pos][0]
         self.pos += 1
         return s
+
+    def attrs(self, text: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
+        a = dict(parse_attrs(text))
+        missing = [k for k in required if k not in a]
+        if missing:
+            raise self.err(f"missing attr{'s' if len(missing) > 1 else ''} {', '.join(missing)} in {text}")
+        return a
 
     @staticmethod
     def split_loc(s: str) -> tuple[str, ir.Loc | None]:
@@ -297,7 +313,7 @@ class _Parser:
         head = self.next()
         if not head.startswith("module "):
             raise self.err("expected 'module {...}'")
-        src = dict(parse_attrs(head[len("module "):]))["source_file"]
+        src = self.attrs(head[len("module "):], ("source_file",))["source_file"]
         kernels = []
         while self.pos < len(self.lines):
             kernels.append(self.kernel())
@@ -309,10 +325,10 @@ class _Parser:
         m = re.match(r"^kernel @(\S+) (\{.*\})$", line)
         if not m:
             raise self.err("expected 'kernel @name {...}'")
-        hdr = dict(parse_attrs(m.group(2)))
+        hdr = self.attrs(m.group(2), ("base_name", "constexprs", "workspace"))
         params = []
         while self.peek().startswith("param "):
-            a = dict(parse_attrs(self.next()[len("param "):]))
+            a = self.attrs(self.next()[len("param "):], ("access", "dtype", "kind", "name", "rank", "value"))
             params.append(ir.Param(a["name"], a["kind"], a["dtype"], a["rank"], a["value"], a["access"]))
         grid = None
         if self.peek() == "grid {":
@@ -367,7 +383,7 @@ class _Parser:
             rest = rest[:b].strip()
         operands = []
         for name in [x.strip() for x in rest.split(",") if x.strip()]:
-            if not name.startswith("%") or int(name[1:]) not in self.values:
+            if not (name.startswith("%") and name[1:].isdigit()) or int(name[1:]) not in self.values:
                 raise self.err(f"use of undefined value {name}")
             operands.append(self.values[int(name[1:])])
         regions = []
@@ -384,5 +400,13 @@ class _Parser:
 
 
 def parse_module(text: str) -> ir.Module:
-    """The module printed by :func:`print_module`; raises IRParseError."""
-    return _Parser(text).module()
+    """The module printed by :func:`print_module`; raises IRParseError (located: ``line <n>: ...``)."""
+    p = _Parser(text)
+    try:
+        return p.module()
+    except IRParseError as e:
+        if e.line is not None:
+            raise
+        raise p.err(e.msg) from None
+    except (ValueError, TypeError) as e:     # e.g. int() of a bad value number
+        raise p.err(f"{type(e).__name__}: {e}") from None

@@ -15,11 +15,7 @@ import stat
 import tempfile
 import zipfile
 
-try:
-    from tlc.errors import PackageError
-except ImportError:  # pragma: no cover - tlc.errors is the home of PackageError
-    class PackageError(Exception):
-        """A package that cannot be read, built or trusted."""
+from tlc.errors import PackageError
 
 FORMAT_NAME = "tlpkg"
 FORMAT_VERSION = (1, 0)

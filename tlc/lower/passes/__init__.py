@@ -90,6 +90,29 @@ def pipeline() -> list[Any]:
     return list(PIPELINE)
 
 
+def pipeline_through(name: str) -> list[Any]:
+    """PIPELINE up to and including the pass called ``name``; ``"parse"`` gives [] (the IR as the
+    frontend made it). Raises KeyError listing the known names."""
+    if name == "parse":
+        return []
+    get_pass(name)
+    names = [p.name for p in PIPELINE]
+    return list(PIPELINE[:names.index(name) + 1])
+
+
+def summary(p: Any) -> str:
+    """The first sentence of the docstring of the module in this package that defines ``p`` as
+    its ``PASS`` (without the "Pass <name>: " prefix), for ``tlc opt --list-passes``."""
+    import sys
+    mod = next((m for n, m in sorted(sys.modules.items())
+                if n.startswith(__name__ + ".") and getattr(m, "PASS", None) is p), None)
+    para = " ".join((mod.__doc__ or "").strip().split("\n\n")[0].split()) if mod is not None else ""
+    prefix = f"Pass {p.name}: "
+    para = para[len(prefix):] if para.startswith(prefix) else para
+    end = para.find(". ")
+    return para if end < 0 else para[:end + 1]
+
+
 from tlc.lower.passes import (bounds, canonicalize, fold_constants, fuse_elementwise,  # noqa: E402
                               hoist_views, infer_access, infer_types, lower_dot, plan_memory,
                               vectorize)
