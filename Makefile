@@ -142,9 +142,15 @@ $(VENV)/.bench-stamp: $(VENV)/.stamp pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	touch $@
 
-.PHONY: bench
+.PHONY: bench bench-shapes
 bench: ops $(VENV)/.bench-stamp
 	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) -m benchmarks.run $(BENCH_ARGS)
+
+# The shape-class section alone (benchmarks/shapes.py; tl.ops vs NumPy, 1 thread), written to
+# benchmarks/shapes/BENCHMARKS.md and results.json.
+bench-shapes: ops $(VENV)/.bench-stamp
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(PY) -m benchmarks.run --only '^shape' --threads 1 \
+	    --budget 0.5 --out benchmarks/shapes --no-plot
 
 # Cross-architecture conformance (tests/cross/run_cross.py): the tests of tests/ops against the
 # aarch64 (NEON) and riscv64 (RVV at VLEN 128/256/512, scalar rv64gc) bundles of one

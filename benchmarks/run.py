@@ -62,6 +62,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per workload and thread count")
     ap.add_argument("--out", default=HERE)
+    ap.add_argument("--no-plot", action="store_true", help="skip roofline.png")
     args = ap.parse_args(argv)
     threads = [int(t) for t in args.threads.split(",")]
 
@@ -104,8 +105,9 @@ def main(argv=None) -> int:
         json.dump(doc, f, indent=1)
     with open(os.path.join(args.out, "BENCHMARKS.md"), "w") as f:
         f.write(report.markdown(doc))
-    report.plot(doc, os.path.join(args.out, "roofline.png"))
-    print(f"wrote {args.out}/BENCHMARKS.md, results.json, roofline.png")
+    if not args.no_plot:
+        report.plot(doc, os.path.join(args.out, "roofline.png"))
+    print(f"wrote {args.out}/BENCHMARKS.md, results.json" + ("" if args.no_plot else ", roofline.png"))
     return 0
 
 
