@@ -12,7 +12,7 @@ import builtins
 
 import numpy as np
 
-from tl.ops import _arr, _out, _launch, _norm_axis, _BY_NAME, _NAMES
+from tl.ops import _arr, _flat_shape, _out, _launch, _norm_axis, _BY_NAME, _NAMES
 
 _BITS = {"float32": np.int32, "bool": np.int8, "int8": np.int8, "int32": np.int32,
          "int64": np.int64, "float16": None, "bfloat16": None}
@@ -53,6 +53,20 @@ def copy_into(dst: np.ndarray, src) -> np.ndarray:
     s, k = _bits(src)
     d, _ = _bits(dst)
     dims = _merge(dst.shape, s.strides, d.strides)
+    if len(dims) == 1:
+        # one strided run (contiguous copies, (N, 1) <-> (1, N)): split over rows like the
+        # elementwise flat views, so copy6's 4 x 128 tiles run full instead of one masked row
+        n, sx, sy = dims[0]
+        r, c = _flat_shape(n)
+        dims = [(r, sx * c, sy * c), (c, sx, sy)] if r > 1 else dims
+    elif dims[-1][0] < 64:
+        # a short last axis would leave copy6's 128-lane tiles mostly masked: any axis order is a
+        # valid copy, so the longest axis with a unit stride (in bytes: the itemsize) on either side
+        # becomes the lanes
+        unit = [i for i, (n, x, y) in enumerate(dims) if n >= 64 and s.itemsize in (abs(x), abs(y))]
+        if unit:
+            j = builtins.max(unit, key=lambda i: dims[i][0])
+            dims = dims[:j] + dims[j + 1:] + [dims[j]]
     if len(dims) > 6:
         for i in range(dst.shape[0]):
             copy_into(dst[i], src[i])

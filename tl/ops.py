@@ -19,6 +19,7 @@ place looked at and how to build one).
 """
 from __future__ import annotations
 
+import builtins
 import os
 import threading
 
@@ -652,8 +653,9 @@ def transpose(x, axes=None, *, out=None):
         out = _out(out, x.shape, dt, "transpose")
         np.copyto(out, x)
         return out
-    if x.ndim != 2 or axes == (0, 1) or 1 in x.shape:
-        # (N, 1) <-> (1, N) keeps the element order: permute's merged strided copy, not tiles
+    if x.ndim != 2 or axes == (0, 1) or builtins.min(x.shape) < 64:
+        # skinny shapes ((N, 1) <-> (1, N) keeps the element order; (N, 8)) leave the transpose
+        # kernel's square tiles mostly empty: permute's strided copy, lanes on the long axis
         from tl._ops_data import permute
         return permute(x, axes, out=out)
     out = _out(out, x.shape[::-1], dt, "transpose")

@@ -143,3 +143,15 @@ def test_transpose_of_a_vector_shaped_matrix():
     x = _x((77760, 1), 15)
     np.testing.assert_array_equal(T.transpose(x), x.T)
     np.testing.assert_array_equal(T.transpose(x.T), x)
+
+
+@pytest.mark.parametrize("shape", [(5000, 8), (8, 5000), (3, 70000), (70, 65), (100000,)], ids=str)
+def test_skinny_transposes_and_copies(shape):
+    x = _x(shape, 18)
+    np.testing.assert_array_equal(T.transpose(x), x.T)
+    np.testing.assert_array_equal(T.transpose(x[::-1]), x[::-1].T)            # negative strides
+    np.testing.assert_array_equal(T.contiguous(x.T), np.ascontiguousarray(x.T))
+    if x.ndim == 2:
+        dst = np.zeros((shape[1], shape[0] + 3), np.float32)[:, 1:-2]          # a strided destination
+        T.copy_into(dst, x.T)
+        np.testing.assert_array_equal(dst, x.T)
