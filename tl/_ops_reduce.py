@@ -141,7 +141,7 @@ def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, em
             _columns(kernel, dt, x2, res.reshape(-1))
         else:
             x2, _ = _rows(x, axes)
-            _launch(f"{kernel}__DT_{dt}", x2, res.reshape(-1))
+            _launch(_o._row_kernel(kernel, dt, x2.shape[1]), x2, res.reshape(-1))
     return _finish(res, x, axes, keepdims, out)
 
 

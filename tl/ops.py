@@ -492,6 +492,20 @@ def _rows(x: np.ndarray, axis: int, op: str):
 _COLUMN_KERNELS = ("row_sum", "row_max", "row_min")   # with column twins (ops/reduce_col.py)
 
 
+def _short_block(n: int) -> int:
+    """BN of the ops/short_rows.py kernels for rows of n elements (2 <= n <= 32), else 0."""
+    if n < 2 or n > 32:
+        return 0
+    return 4 if n <= 4 else 8 if n <= 8 else 16 if n <= 16 else 32
+
+
+def _row_kernel(kernel: str, dt: str, n: int) -> str:
+    """The instance reducing rows of n elements: a short-row one (ops/short_rows.py) for sums,
+    maxima and minima of float rows of 2..32 elements, else ``kernel``'s own."""
+    bn = _short_block(n) if kernel in _COLUMN_KERNELS and dt in _FLOATS else 0
+    return f"row_short__BN_{bn}__DT_{dt}__OP_{kernel[4:]}" if bn else f"{kernel}__DT_{dt}"
+
+
 def _reduce(kernel: str, op: str, x, axis, out, allowed=_FLOATS, out_dt=None):
     x, dt = _arr(x, "x", op, allowed)
     if kernel in _COLUMN_KERNELS and x.ndim >= 2 and x.size:
@@ -514,7 +528,7 @@ def _reduce(kernel: str, op: str, x, axis, out, allowed=_FLOATS, out_dt=None):
     if out.size == 0:
         return out
     o1, wb = _writable_view(out, "1d")
-    _launch(f"{kernel}__DT_{dt}", _to2d(xm), o1)
+    _launch(_row_kernel(kernel, dt, n), _to2d(xm), o1)
     if wb:
         wb()
     return out
@@ -570,7 +584,11 @@ def _rowwise(kernel: str, op: str, x, axis, out):
         return out
     om = np.moveaxis(out, ax, -1) if out.ndim else out
     o2, wb = _dest(om, _shape2d(om.shape))
-    _launch(f"{kernel}__DT_{dt}", _to2d(xm), o2)
+    bn = _short_block(xm.shape[-1])
+    if bn:   # short rows: 32 whole rows per program (ops/short_rows.py)
+        _launch(f"softmax_short__BN_{bn}__DT_{dt}__LOG_{int(kernel == 'log_softmax')}", _to2d(xm), o2)
+    else:
+        _launch(f"{kernel}__DT_{dt}", _to2d(xm), o2)
     if wb:
         wb()
     return out

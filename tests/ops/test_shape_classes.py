@@ -155,3 +155,24 @@ def test_skinny_transposes_and_copies(shape):
         dst = np.zeros((shape[1], shape[0] + 3), np.float32)[:, 1:-2]          # a strided destination
         T.copy_into(dst, x.T)
         np.testing.assert_array_equal(dst, x.T)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 9, 16, 17, 31, 32, 33])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_short_rows(n, dtype):
+    x = _x((1000 + n, n), 19, dtype)           # row count not a multiple of 32
+    x[7, n - 1] = np.nan
+    x[9, :] = -np.inf
+    x[11, 0] = np.inf
+    x64 = x.astype(np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+        ref = e / e.sum(axis=1, keepdims=True)
+        lref = (x64 - x64.max(axis=1, keepdims=True)) - np.log(e.sum(axis=1, keepdims=True))
+    tol = 2e-6 if dtype == np.float32 else 1e-3
+    np.testing.assert_allclose(T.softmax(x).astype(np.float64), ref, rtol=tol, atol=tol * 1e-2)
+    np.testing.assert_allclose(T.log_softmax(x).astype(np.float64), lref, rtol=tol, atol=tol)
+    np.testing.assert_allclose(T.sum(x, axis=1).astype(np.float64), x64.sum(1), rtol=tol, atol=tol * n)
+    np.testing.assert_array_equal(T.max(x, axis=-1), x.max(1))
+    np.testing.assert_array_equal(T.min(x, axis=1, keepdims=True), x.min(1, keepdims=True))
+    np.testing.assert_array_equal(T.softmax(x.T, axis=0), T.softmax(np.ascontiguousarray(x), axis=1).T)
