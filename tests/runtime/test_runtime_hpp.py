@@ -55,7 +55,7 @@ def test_errors_are_exceptions(hpp_use, package_path):
     r = run(hpp_use, "errors", package_path)
     assert r.returncode == 0 and "FAIL" not in r.stdout, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    assert len(lines) == 23, r.stdout
+    assert len(lines) == 25, r.stdout
     assert any(line.startswith("ok wrong dtype (runtime check): [1] kernel axpy: argument 'x' (#0): expected dtype "
                                "float32, got float64") for line in lines), r.stdout
 
@@ -70,6 +70,7 @@ def test_header_alone_and_cxx14_refused(tmp_path, cxx):
     r = subprocess.run([cxx, "-std=c++14", f"-I{INCLUDE}", "-c", str(src), "-o", str(tmp_path / "t.o")],
                        capture_output=True, text=True)
     assert r.returncode != 0 and "tl/runtime.hpp needs C++17" in r.stderr
+    assert r.stderr.count("error:") == 1, r.stderr     # the #error alone, not the header's C++17 code
 
 
 def test_launch_with_a_container_is_a_compile_error(tmp_path):

@@ -24,7 +24,7 @@
 #define TL_RUNTIME_HPP
 #if __cplusplus < 201703L
 #error "tl/runtime.hpp needs C++17 (use tl/runtime.h from older C++)"
-#endif
+#else
 
 #include <array>
 #include <cstddef>
@@ -404,9 +404,20 @@ class Kernel {
 
   std::pair<tl_kernel_t*, const tl_kernel_desc_t*> checked() const {
     if (kernel_ == nullptr || !pkg_) throw Error(TL_ERROR_INVALID_ARGUMENT, "tl::Kernel is empty (moved from)");
-    return {kernel_, tl_kernel_desc(kernel_)};
+    const tl_kernel_desc_t* d = tl_kernel_desc(kernel_);
+    if (d == nullptr) released().check();
+    return {kernel_, d};
   }
-  std::string safe_name() const { return kernel_ != nullptr ? tl_kernel_desc(kernel_)->name : "(empty)"; }
+  std::string safe_name() const {
+    if (kernel_ == nullptr) return "(empty)";
+    const tl_kernel_desc_t* d = tl_kernel_desc(kernel_);
+    return d != nullptr ? d->name : "(released)";
+  }
+  // The package was released behind the handle's back (tl_package_release on Package::get()):
+  // the runtime refused tl_kernel_desc and says why.
+  Status released() const {
+    return detail::status_of(TL_ERROR_INVALID_ARGUMENT, pkg_->runtime.get(), "the kernel's package was released");
+  }
 
   static Status bad_arg(const tl_kernel_desc_t* d, uint32_t i, const char* what) {
     return detail::invalid(std::string("kernel ") + d->name + ": argument '" + d->params[i].name + "' (#" +
@@ -450,6 +461,7 @@ class Kernel {
     try {
       if (kernel_ == nullptr || !pkg_) return detail::invalid("tl::Kernel is empty (moved from)");
       const tl_kernel_desc_t* d = tl_kernel_desc(kernel_);
+      if (d == nullptr) return released();
       constexpr size_t n = sizeof...(Args);
       if (n != d->num_params)
         return detail::invalid(std::string("kernel ") + d->name + " takes " + std::to_string(d->num_params) +
@@ -546,4 +558,5 @@ inline Result<Package> Runtime::try_open(const std::string& path) const noexcept
 }
 
 }  // namespace tl
+#endif  // C++17
 #endif  // TL_RUNTIME_HPP

@@ -150,6 +150,16 @@ static void errors(const char* path) {
     tl_value_t v[1] = {{nullptr, 0, 0.0}};
     axpy.check(tl_kernel_launch(axpy.get(), v, 1, nullptr));
   });
+  // the package released through the C API behind the handles' back: clean errors, no crash
+  tl::Package other = rt.open(path);
+  tl::Kernel ax2 = other.kernel("axpy");
+  tl_package_release(other.get());
+  tl::Status rs = ax2.try_launch(tx, ty, 1.0f);
+  expect(rs.code() == TL_ERROR_INVALID_ARGUMENT && rs.message().find("released") != std::string::npos,
+         "launch after a C-level release: " + rs.message());
+  expect_error("launch after a C-level release", TL_ERROR_INVALID_ARGUMENT, "released",
+               [&] { ax2.launch(tx, ty, 1.0f); });
+  // (the RAII handle's own release at scope exit is then a detected double release: no crash)
 }
 
 int main(int argc, char** argv) {
