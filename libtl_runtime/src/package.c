@@ -27,9 +27,26 @@ static const char* const dtype_names[TL_DTYPE_COUNT] = {"bool",    "int8",     "
 
 typedef struct {
   char* name;
-  unsigned char* data;
+  unsigned char* data;                 /* the bytes, for the entries the runtime reads (entry_kept); else NULL */
   size_t size;
+  char sha256[65];                     /* lowercase hex, computed while reading ("" if the digest failed) */
 } tl_entry_t;
+
+/* The manifest and the bundles are read from memory after the archive is closed; every other
+ * entry (generated sources, IR, headers: most of a package's bytes) is only hashed as it streams
+ * past, so opening a package does not hold all of it in memory. */
+static int entry_kept(const char* name) {
+  return strcmp(name, "manifest.json") == 0 || strncmp(name, "bundles/", 8) == 0;
+}
+
+static void hex32(const unsigned char* md, char out[65]) {
+  static const char hex[] = "0123456789abcdef";
+  for (unsigned i = 0; i < 32; ++i) {
+    out[2 * i] = hex[md[i] >> 4];
+    out[2 * i + 1] = hex[md[i] & 15];
+  }
+  out[64] = '\0';
+}
 
 typedef struct {
   tl_entry_t* items;
@@ -85,6 +102,11 @@ static tl_status_t archive_failure(tl_runtime_t* rt, const char* path, struct ar
 static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t* out) {
   struct archive* a = archive_read_new();
   if (a == NULL) return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "out of memory opening %s", path);
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  if (md == NULL) {
+    archive_read_free(a);
+    return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "out of memory opening %s", path);
+  }
   tl_status_t st = TL_OK;
   archive_read_support_format_zip_seekable(a);
   if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
@@ -143,8 +165,10 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
     tl_entry_t* e = &out->items[out->count];
     memset(e, 0, sizeof *e);
     e->name = tl__strdup(rt, name);
+    const int kept = entry_kept(name);
     /* the declared size is only a hint: a lying header must not make us reserve a gigabyte up front */
     size_t cap = declared > 0 ? (size_t)(declared < ((int64_t)1 << 24) ? declared : ((int64_t)1 << 24)) : 4096;
+    if (!kept) cap = (size_t)1 << 16;   /* a scratch buffer the streamed entry passes through */
     e->data = e->name ? (unsigned char*)tl__alloc(rt, cap ? cap : 1, 16) : NULL;
     if (e->name == NULL || e->data == NULL) {
       tl__free(rt, e->name);
@@ -153,8 +177,14 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
       goto done;
     }
     out->count++;
+    if (EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1) {
+      st = tl__set_error(rt, TL_ERROR_INTERNAL, "%s: cannot start a SHA-256 digest", path);
+      goto done;
+    }
+    size_t fill = 0;                    /* bytes of e->data in use (the scratch buffer: this chunk) */
     for (;;) {
-      if (e->size == cap) {
+      if (!kept && fill == cap) fill = 0;
+      if (kept && e->size == cap) {
         if ((int64_t)cap >= TL_MAX_ENTRY_BYTES) {
           st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is too large (limit %lld bytes)", path, name,
                              (long long)TL_MAX_ENTRY_BYTES);
@@ -170,7 +200,8 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
         e->data = nd;
         cap = ncap;
       }
-      la_ssize_t n = archive_read_data(a, e->data + e->size, cap - e->size);
+      unsigned char* at = kept ? e->data + e->size : e->data + fill;
+      la_ssize_t n = archive_read_data(a, at, cap - (kept ? e->size : fill));
       if (n == 0) break;
       if (n < 0) {
         if (n == ARCHIVE_WARN) break; /* e.g. CRC mismatch: the SHA-256 check reports it precisely */
@@ -178,7 +209,21 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
                            archive_error_string(a) ? archive_error_string(a) : "read error");
         goto done;
       }
+      if (!kept && e->size + (size_t)n > (size_t)TL_MAX_ENTRY_BYTES) {
+        st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is too large (limit %lld bytes)", path, name,
+                           (long long)TL_MAX_ENTRY_BYTES);
+        goto done;
+      }
+      EVP_DigestUpdate(md, at, (size_t)n);
       e->size += (size_t)n;
+      fill += (size_t)n;
+    }
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int dlen = 0;
+    if (EVP_DigestFinal_ex(md, digest, &dlen) == 1 && dlen == 32) hex32(digest, e->sha256);
+    if (!kept) {
+      tl__free(rt, e->data);
+      e->data = NULL;
     }
     if (declared >= 0 && (int64_t)e->size != declared) {
       st = tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' is truncated (%zu of %lld bytes)", path, name,
@@ -187,27 +232,13 @@ static tl_status_t read_archive(tl_runtime_t* rt, const char* path, tl_entries_t
     }
   }
 done:
+  EVP_MD_CTX_free(md);
   archive_read_free(a);
   return st;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 /* manifest checks */
-
-static void sha256_hex(const unsigned char* data, size_t size, char out[65]) {
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_Digest(data, size, md, &len, EVP_sha256(), NULL) != 1 || len != 32) {
-    out[0] = '\0';
-    return;
-  }
-  static const char hex[] = "0123456789abcdef";
-  for (unsigned i = 0; i < 32; ++i) {
-    out[2 * i] = hex[md[i] >> 4];
-    out[2 * i + 1] = hex[md[i] & 15];
-  }
-  out[64] = '\0';
-}
 
 /* Reads a JSON array of small non-negative integers into v (missing entries 0). */
 static int json_version(json_t* arr, int n, long long* v) {
@@ -237,12 +268,11 @@ static tl_status_t verify_payload(tl_runtime_t* rt, const char* pkg, const tl_en
   if ((json_int_t)e->size != json_integer_value(jsize))
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: entry '%s' has %zu bytes but the manifest says %lld", pkg, path,
                          e->size, (long long)json_integer_value(jsize));
-  char hex[65];
-  sha256_hex(e->data, e->size, hex);
-  if (strcasecmp(hex, json_string_value(jsha)) != 0)
+  const char* hex = e->sha256;
+  if (hex[0] == '\0' || strcasecmp(hex, json_string_value(jsha)) != 0)
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
                          "%s: entry '%s' is corrupt: sha256 mismatch (manifest %.64s, actual %s)", pkg, path,
-                         json_string_value(jsha), hex);
+                         json_string_value(jsha), hex[0] ? hex : "(digest failed)");
   if (out_entry) *out_entry = e;
   return TL_OK;
 }
