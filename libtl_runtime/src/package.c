@@ -469,7 +469,7 @@ TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_p
 }
 
 static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
-  if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "package path is NULL");
+  if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "tl_package_open: path is NULL");
   struct stat sb;
   if (stat(path, &sb) != 0)
     return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: cannot open package: %s", path, strerror(errno));
