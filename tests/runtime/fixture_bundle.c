@@ -153,6 +153,22 @@ static const tl_param_t count_params[] = {
     {"out", TL_PARAM_TENSOR, TL_DTYPE_INT64, 1, TL_ACCESS_WRITE},
 };
 
+#ifdef FIXTURE_OLD_DESC
+/* -DFIXTURE_OLD_DESC=1: descriptors of the layout before tl_kernel_desc_t grew its shape contract
+ * fields (dims, dim_names, num_dim_names): the runtime must still load them (no contract). */
+typedef struct {
+  const char* name;
+  uint32_t num_params;
+  const tl_param_t* params;
+  tl_kernel_entry_t entry;
+  tl_grid_fn_t grid;
+  uint64_t workspace_bytes;
+  const char* constexprs;
+  const char* source;
+} fixture_desc_v0_t;
+#define tl_kernel_desc_t fixture_desc_v0_t
+#endif
+
 static const tl_kernel_desc_t kernels[] = {
     {"axpy", 3, axpy_params, axpy_entry, axpy_grid, 0, "{\"BLOCK\": 64}", "fixture_bundle.c:1"},
     {"add", 3, add_params, add_entry, add_grid, 0, "{}", "fixture_bundle.c:2"},
