@@ -130,3 +130,14 @@ def test_old_size_descriptors_still_load_and_run(old_desc_pkg):
                                                  "fail", "count"]
     finally:
         p.close()
+
+
+def test_bad_dims_table_is_a_bad_package(tmp_path):
+    from tlc.package.format import write_package
+    so = build_bundle(tmp_path / "bad.so", {"FIXTURE_BAD_DIMS": 1})
+    path = tmp_path / "bad.tlpkg"
+    write_package(path, manifest_for([bundle_entry("base")]),
+                  {"bundles/base.so": so.read_bytes(), "include/fixture.h": b"/* fixture */\n"})
+    with pytest.raises(R.TLError, match=r"kernel 'fail' has an invalid shape contract \(dims, dim_names\)") as e:
+        R.load(path)
+    assert e.value.status_name == "TL_ERROR_BAD_PACKAGE"
