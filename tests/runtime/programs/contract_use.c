@@ -1,4 +1,4 @@
-/* contract_use.c - a C caller of a kernel with a shape contract (tests/runtime/test_shape_contract.py).
+/* contract_use.c - a C caller of a kernel with a shape contract (tests/runtime/test_shape_contract_launch.py).
  * Usage: contract_use PACKAGE R N OUT_ROWS W_ROWS W_COLS: launches kernel "rowsum" (x float32[R, N],
  * out float32[R], w float32[N, 3]) with x R x N, out OUT_ROWS, w W_ROWS x W_COLS and prints
  *   dims=<the descriptor's dims table> names=<its dim_names>
