@@ -24,7 +24,7 @@ import tl
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def relu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def relu(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = max(x, 0); NaN propagates, relu(-0.0) = +0.0."""
     r = tl.program_id(1) * BM
@@ -35,7 +35,7 @@ def relu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def gelu(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = 0.5*x*erfc(-x/sqrt2) (exact GELU), without cancellation for x < 0."""
     r = tl.program_id(1) * BM
@@ -47,7 +47,7 @@ def gelu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def gelu_tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def gelu_tanh(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
               DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = 0.5*x*(1 + tanh(sqrt(2/pi)*(x + 0.044715 x^3))), computed as x*sigmoid(2u)."""
     r = tl.program_id(1) * BM
@@ -65,7 +65,7 @@ def gelu_tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def silu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def silu(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = x * sigmoid(x)."""
     r = tl.program_id(1) * BM
@@ -76,7 +76,7 @@ def silu(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def sigmoid(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def sigmoid(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
             DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = 1 / (1 + exp(-x))."""
     r = tl.program_id(1) * BM
@@ -87,7 +87,7 @@ def sigmoid(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def exp(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def exp(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = exp(x)."""
     r = tl.program_id(1) * BM
@@ -98,7 +98,7 @@ def exp(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def tanh(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def tanh(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
          DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = tanh(x)."""
     r = tl.program_id(1) * BM

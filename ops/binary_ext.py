@@ -48,7 +48,7 @@ CSPECS = [dict(OP="lt", DT=tl.float32), dict(OP="lt", DT=tl.int32), dict(OP="lt"
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
            specializations=FSPECS + ISPECS)
-def binary(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def binary(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
            OP: tl.constexpr = "pow", DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4,
            BN: tl.constexpr = 256):
     """out = OP(x, y)."""
@@ -118,7 +118,7 @@ def binary(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
            specializations=CSPECS)
-def compare(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(tl.bool_, 2),
+def compare(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(tl.bool_, ("M", "N")),
             OP: tl.constexpr = "lt", DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4,
             BN: tl.constexpr = 256):
     """out = x OP y (bool)."""
@@ -142,7 +142,7 @@ def compare(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(tl.bool_, 2
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)))
-def logical_not(x: tl.tensor(tl.bool_, 2), out: tl.tensor(tl.bool_, 2), BM: tl.constexpr = 4,
+def logical_not(x: tl.tensor(tl.bool_, ("M", "N")), out: tl.tensor(tl.bool_, ("M", "N")), BM: tl.constexpr = 4,
                 BN: tl.constexpr = 256):
     """out = not x."""
     r = tl.program_id(0) * BM
@@ -153,8 +153,8 @@ def logical_not(x: tl.tensor(tl.bool_, 2), out: tl.tensor(tl.bool_, 2), BM: tl.c
 @tl.kernel(grid=lambda cond, x, y, out: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=tl.int8),
  dict(DT=tl.int32), dict(DT=tl.int64)])
-def where(cond: tl.tensor(tl.bool_, 2), x: tl.tensor(DT, 2), y: tl.tensor(DT, 2),
-          out: tl.tensor(DT, 2), DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4,
+def where(cond: tl.tensor(tl.bool_, ("M", "N")), x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")),
+          out: tl.tensor(DT, ("M", "N")), DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4,
           BN: tl.constexpr = 256):
     """out = cond ? x : y."""
     r = tl.program_id(0) * BM

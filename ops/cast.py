@@ -17,7 +17,7 @@ import tl
                             dict(SRC=tl.float32, DST=tl.bool_), dict(SRC=tl.bool_, DST=tl.float32),
                             dict(SRC=tl.int32, DST=tl.int64), dict(SRC=tl.int64, DST=tl.int32),
                             dict(SRC=tl.int32, DST=tl.int8), dict(SRC=tl.int8, DST=tl.int32)])
-def cast(x: tl.tensor(SRC, 2), out: tl.tensor(DST, 2), SRC: tl.constexpr = tl.float32,
+def cast(x: tl.tensor(SRC, ("M", "N")), out: tl.tensor(DST, ("M", "N")), SRC: tl.constexpr = tl.float32,
          DST: tl.constexpr = tl.float16, BM: tl.constexpr = 4, BN: tl.constexpr = 256):
     """out = x converted to DST."""
     r = tl.program_id(0) * BM

@@ -11,7 +11,7 @@ import tl
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def add(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def add(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = x + y."""
     r = tl.program_id(1) * BM
@@ -23,7 +23,7 @@ def add(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def sub(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def sub(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = x - y."""
     r = tl.program_id(1) * BM
@@ -35,7 +35,7 @@ def sub(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def mul(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def mul(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = x * y."""
     r = tl.program_id(1) * BM
@@ -47,7 +47,7 @@ def mul(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, y, out: (tl.cdiv(out.shape[1], 256), out.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def div(x: tl.tensor(DT, 2), y: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def div(x: tl.tensor(DT, ("M", "N")), y: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")),
         DT: tl.constexpr = tl.float32, BM: tl.constexpr = 1, BN: tl.constexpr = 256):
     """out = x / y (IEEE: x/0 = ±inf, 0/0 = NaN)."""
     r = tl.program_id(1) * BM

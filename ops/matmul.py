@@ -45,7 +45,8 @@ def matmul_tile(a, b, c, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
 
 @tl.kernel(grid=lambda a, b, c: (tl.cdiv(c.shape[1], 256), tl.cdiv(c.shape[2], 128), c.shape[0]),
            specializations=[dict(DT=tl.float32), dict(DT=tl.bfloat16), dict(DT=tl.float16)])
-def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
+def matmul(a: tl.tensor(DT, ("Z", "M", "K")), b: tl.tensor(DT, ("Z", "K", "N")),
+           c: tl.tensor(tl.float32, ("Z", "M", "N")),
            DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 128,
            BK: tl.constexpr = 128):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j]."""
@@ -54,7 +55,8 @@ def matmul(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3)
 
 @tl.kernel(grid=lambda a, b, c, BM: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], 256), c.shape[0]),
            specializations=dict(DT=[tl.float32, tl.float16], BM=[1, 8, 16, 32, 128]))
-def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
+def matmul_rows(a: tl.tensor(DT, ("Z", "M", "K")), b: tl.tensor(DT, ("Z", "K", "N")),
+                c: tl.tensor(tl.float32, ("Z", "M", "N")),
                 DT: tl.constexpr = tl.float32, BM: tl.constexpr = 8, BN: tl.constexpr = 256,
                 BK: tl.constexpr = 256):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] for few rows (BM of them per program)."""
@@ -63,7 +65,8 @@ def matmul_rows(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float3
 
 @tl.kernel(grid=lambda a, b, c, BN: (c.shape[1], tl.cdiv(c.shape[2], BN), c.shape[0]),
            specializations=dict(BN=[1024, 2048, 4096]))
-def matmul_gemv(a: tl.tensor(tl.float32, 3), b: tl.tensor(tl.float32, 3), c: tl.tensor(tl.float32, 3),
+def matmul_gemv(a: tl.tensor(tl.float32, ("Z", "M", "K")), b: tl.tensor(tl.float32, ("Z", "K", "N")),
+                c: tl.tensor(tl.float32, ("Z", "M", "N")),
                 BM: tl.constexpr = 1, BN: tl.constexpr = 2048, BK: tl.constexpr = 64):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j], one row of c and BN columns per program."""
     matmul_tile(a, b, c, BM, BN, BK)
@@ -72,7 +75,8 @@ def matmul_gemv(a: tl.tensor(tl.float32, 3), b: tl.tensor(tl.float32, 3), c: tl.
 @tl.kernel(grid=lambda a, b, c, BM, BN: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], BN), c.shape[0]),
            specializations=[dict(DT=tl.float32, BM=256, BN=256), dict(DT=tl.float32, BM=512, BN=128),
                             dict(DT=tl.float16, BM=256, BN=256), dict(DT=tl.float16, BM=512, BN=128)])
-def matmul_big(a: tl.tensor(DT, 3), b: tl.tensor(DT, 3), c: tl.tensor(tl.float32, 3),
+def matmul_big(a: tl.tensor(DT, ("Z", "M", "K")), b: tl.tensor(DT, ("Z", "K", "N")),
+               c: tl.tensor(tl.float32, ("Z", "M", "N")),
                DT: tl.constexpr = tl.float32, BM: tl.constexpr = 256, BN: tl.constexpr = 256,
                BK: tl.constexpr = 128):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in BM x BN tiles of c (256 x 256: wide, 512 x 128: tall)."""

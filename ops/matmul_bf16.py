@@ -19,7 +19,8 @@ import tl
 
 @tl.kernel(grid=lambda a, b, c, BM: (tl.cdiv(c.shape[1], BM), tl.cdiv(c.shape[2], 256), c.shape[0]),
            specializations=[dict(BM=16), dict(BM=64), dict(BM=256)])
-def matmul_bf16(a: tl.tensor(tl.bfloat16, 3), b: tl.tensor(tl.bfloat16, 3), c: tl.tensor(tl.float32, 3),
+def matmul_bf16(a: tl.tensor(tl.bfloat16, ("Z", "M", "K")), b: tl.tensor(tl.bfloat16, ("Z", "K", "N")),
+                c: tl.tensor(tl.float32, ("Z", "M", "N")),
                 BM: tl.constexpr = 256, BN: tl.constexpr = 256, BK: tl.constexpr = 256):
     """c[z, i, j] = sum_k a[z, i, k] * b[z, k, j] in BM x 256 tiles of c."""
     i = tl.program_id(0) * BM

@@ -39,8 +39,9 @@ def linear_tile(a, w, bias, res, c, ACT: tl.constexpr, RES: tl.constexpr, BM: tl
            specializations=[dict(ACT=0, RES=0), dict(ACT=0, RES=1), dict(ACT=1, RES=0), dict(ACT=1, RES=1),
                             dict(ACT=2, RES=0), dict(ACT=2, RES=1), dict(ACT=3, RES=0), dict(ACT=3, RES=1),
                             dict(ACT=4, RES=0), dict(ACT=4, RES=1)])
-def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
-           res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
+def linear(a: tl.tensor(tl.float32, ("M", "K")), w: tl.tensor(tl.float32, ("K", "N")),
+           bias: tl.tensor(tl.float32, ("N",)), res: tl.tensor(tl.float32, 2),
+           c: tl.tensor(tl.float32, ("M", "N")), ACT: tl.constexpr = 0,
            RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 128, BK: tl.constexpr = 128):
     """c = act(a @ w + bias) (+ res when RES == 1), float32, any strides.
 
@@ -59,8 +60,9 @@ def linear(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.te
            specializations=[dict(ACT=0, RES=0), dict(ACT=0, RES=1), dict(ACT=1, RES=0), dict(ACT=1, RES=1),
                             dict(ACT=2, RES=0), dict(ACT=2, RES=1), dict(ACT=3, RES=0), dict(ACT=3, RES=1),
                             dict(ACT=4, RES=0), dict(ACT=4, RES=1)])
-def linear_wide(a: tl.tensor(tl.float32, 2), w: tl.tensor(tl.float32, 2), bias: tl.tensor(tl.float32, 1),
-                res: tl.tensor(tl.float32, 2), c: tl.tensor(tl.float32, 2), ACT: tl.constexpr = 0,
+def linear_wide(a: tl.tensor(tl.float32, ("M", "K")), w: tl.tensor(tl.float32, ("K", "N")),
+                bias: tl.tensor(tl.float32, ("N",)), res: tl.tensor(tl.float32, 2),
+                c: tl.tensor(tl.float32, ("M", "N")), ACT: tl.constexpr = 0,
                 RES: tl.constexpr = 0, BM: tl.constexpr = 256, BN: tl.constexpr = 256, BK: tl.constexpr = 128):
     """``linear`` (the same a, w (K, N), bias, res, c, ACT and RES) in 256 x 256 tiles of c (A copied
     half as often; same fma order, same results). Grid (cdiv(M, 256), cdiv(N, 256))."""

@@ -41,7 +41,8 @@ def two_sum_step(acc, cmp, u, CMP_FMA: tl.constexpr):
 
 @tl.kernel(grid=lambda x, w, b, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def layer_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), b: tl.tensor(DT, 1), out: tl.tensor(DT, 2),
+def layer_norm(x: tl.tensor(DT, ("R", "N")), w: tl.tensor(DT, ("N",)), b: tl.tensor(DT, ("N",)),
+               out: tl.tensor(DT, ("R", "N")),
                eps: tl.float32, DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1,
                BLOCK: tl.constexpr = 64):
     """out = (x - mean) / sqrt(var + eps) * w + b, var the biased variance of the row."""
@@ -80,7 +81,7 @@ def layer_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), b: tl.tensor(DT, 1), ou
 
 @tl.kernel(grid=lambda x, w, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def rms_norm(x: tl.tensor(DT, 2), w: tl.tensor(DT, 1), out: tl.tensor(DT, 2), eps: tl.float32,
+def rms_norm(x: tl.tensor(DT, ("R", "N")), w: tl.tensor(DT, ("N",)), out: tl.tensor(DT, ("R", "N")), eps: tl.float32,
              DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 64):
     """out = x / sqrt(mean(x^2) + eps) * w."""
     r = tl.program_id(0) * BR

@@ -21,7 +21,7 @@ import tl
 
 @tl.kernel(grid=lambda x, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def row_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
+def row_sum(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R",)),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, BLOCK: tl.constexpr = 64):
     """out[i] = sum_j x[i, j]."""
     r = tl.program_id(0) * BR

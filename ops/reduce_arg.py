@@ -54,14 +54,14 @@ _MIN_SPECS = _MAX_SPECS + [dict(DT=tl.int64)]
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MAX_SPECS)
-def row_argmax(x: tl.tensor(DT, 2), out: tl.tensor(tl.int64, 1),
+def row_argmax(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(tl.int64, ("R",)),
                DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = first j with x[i, j] maximal (NaN is the maximum). Requires N >= 1."""
     row_arg_extreme(x, out, 1, BR, BLOCK)
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MIN_SPECS)
-def row_argmin(x: tl.tensor(DT, 2), out: tl.tensor(tl.int64, 1),
+def row_argmin(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(tl.int64, ("R",)),
                DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = first j with x[i, j] minimal (NaN is the minimum). Requires N >= 1."""
     row_arg_extreme(x, out, 0, BR, BLOCK)

@@ -25,7 +25,8 @@ _SPECS = [dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)]
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 64),), specializations=_SPECS)
-def col_sum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 64):
+def col_sum(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("N",)),
+            DT: tl.constexpr = tl.float32, BC: tl.constexpr = 64):
     """out[j] = sum_i x[i, j]. Requires R >= 1."""
     c = tl.program_id(0) * BC
     acc = tl.zeros((1, BC), tl.float32)
@@ -57,13 +58,15 @@ def col_extreme(x, out, LARGEST: tl.constexpr, BC: tl.constexpr):
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 256),), specializations=_SPECS)
-def col_max(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
+def col_max(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("N",)),
+            DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
     """out[j] = max_i x[i, j] (NaN propagates). Requires R >= 1."""
     col_extreme(x, out, 1, BC)
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[1], 256),), specializations=_SPECS)
-def col_min(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
+def col_min(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("N",)),
+            DT: tl.constexpr = tl.float32, BC: tl.constexpr = 256):
     """out[j] = min_i x[i, j] (NaN propagates). Requires R >= 1."""
     col_extreme(x, out, 0, BC)
 

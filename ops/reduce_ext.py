@@ -17,7 +17,7 @@ import tl
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def row_prod(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
+def row_prod(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R",)),
              DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = prod_j x[i, j] (left to right, float32)."""
     r = tl.program_id(0) * BR
@@ -31,7 +31,7 @@ def row_prod(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
            specializations=[dict(DT=tl.float32, OT=tl.float32), dict(DT=tl.float16, OT=tl.float16),
                             dict(DT=tl.bfloat16, OT=tl.bfloat16), dict(DT=tl.float16, OT=tl.float32),
                             dict(DT=tl.bfloat16, OT=tl.float32)])
-def row_var(x: tl.tensor(DT, 2), mean: tl.tensor(OT, 1), var: tl.tensor(OT, 1), corr: tl.float32,
+def row_var(x: tl.tensor(DT, ("R", "N")), mean: tl.tensor(OT, ("R",)), var: tl.tensor(OT, ("R",)), corr: tl.float32,
             DT: tl.constexpr = tl.float32, OT: tl.constexpr = tl.float32, BR: tl.constexpr = 4,
             BLOCK: tl.constexpr = 256):
     """mean[i], var[i] of row i (var divides by N - corr)."""
@@ -57,7 +57,7 @@ def row_var(x: tl.tensor(DT, 2), mean: tl.tensor(OT, 1), var: tl.tensor(OT, 1), 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 8),),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=tl.int32),
  dict(DT=tl.int64)])
-def row_cumsum(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def row_cumsum(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R", "N")),
                DT: tl.constexpr = tl.float32, BR: tl.constexpr = 8):
     """out[i, j] = x[i, 0] + ... + x[i, j]."""
     r = tl.program_id(0) * BR

@@ -48,14 +48,14 @@ _MIN_SPECS = _MAX_SPECS + [dict(DT=tl.int64)]
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MAX_SPECS)
-def row_max(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
+def row_max(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R",)),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = max_j x[i, j] (NaN propagates). Requires N >= 1."""
     row_extreme(x, out, 1, BR, BLOCK)
 
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 4),), specializations=_MIN_SPECS)
-def row_min(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1),
+def row_min(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R",)),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 4, BLOCK: tl.constexpr = 256):
     """out[i] = min_j x[i, j] (NaN propagates). Requires N >= 1."""
     row_extreme(x, out, 0, BR, BLOCK)

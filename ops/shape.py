@@ -8,7 +8,7 @@ import tl
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 32), tl.cdiv(x.shape[1], 32)),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def transpose(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def transpose(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("N", "M")),
               DT: tl.constexpr = tl.float32, BT: tl.constexpr = 32):
     """out[j, i] = x[i, j]."""
     i = tl.program_id(0) * BT

@@ -28,7 +28,7 @@ import tl
 
 @tl.kernel(grid=lambda x, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def softmax(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R", "N")),
             DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, V: tl.constexpr = 16):
     """Softmax along the last axis (axis 1: each row i on its own):
     out[i, :] = exp(x[i, :] - max) / sum(exp(x[i, :] - max)), max = max(x[i, :]).
@@ -76,7 +76,7 @@ def softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
 
 @tl.kernel(grid=lambda x, out: (x.shape[0],),
            specializations=[dict(DT=tl.float32), dict(DT=tl.float16), dict(DT=tl.bfloat16)])
-def log_softmax(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2),
+def log_softmax(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R", "N")),
                 DT: tl.constexpr = tl.float32, BR: tl.constexpr = 1, V: tl.constexpr = 16):
     """log(softmax) along the last axis (axis 1: each row i on its own):
     out[i, :] = (x[i, :] - max) - log(sum(exp(x[i, :] - max))), max = max(x[i, :]).

@@ -49,7 +49,7 @@ SPECS = [dict(OP="neg", DT=tl.float32), dict(OP="neg", DT=tl.float16), dict(OP="
 
 @tl.kernel(grid=lambda x, out, a, b: (tl.cdiv(out.shape[0], 4), tl.cdiv(out.shape[1], 256)),
            specializations=SPECS)
-def unary(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), a: tl.float32, b: tl.float32,
+def unary(x: tl.tensor(DT, ("M", "N")), out: tl.tensor(DT, ("M", "N")), a: tl.float32, b: tl.float32,
           OP: tl.constexpr = "neg", DT: tl.constexpr = tl.float32, BM: tl.constexpr = 4,
           BN: tl.constexpr = 256):
     """out = OP(x; a, b)."""

@@ -41,10 +41,20 @@ class tensor:
     rank 1 when nothing shows it). A tensor is a strided view of caller memory: ``x + (i, j)``
     offsets it (one int per axis), ``x.shape[k]`` is its runtime extent (int64), ``x.dtype``
     its dtype; it is read and written only through ``tl.load`` and ``tl.store``.
+
+    Shape contract: ``x: tl.tensor(DT, ("M", "N"))`` names the axes instead of giving the rank
+    (the rank is the tuple's length). Each entry is an axis name (an identifier string) or a
+    fixed extent (an int >= 0); 1 to 8 (TL_MAX_RANK) entries. Every tensor axis of one name must
+    have the same extent in a launch, and a fixed axis exactly its extent: the runtime checks it
+    before running the kernel (TL_ERROR_INVALID_ARGUMENT, e.g. "kernel softmax__DT_float32:
+    argument 'out' axis 0 (R) is 16 but argument 'x' axis 0 (R) is 32"). ``tl.tensor(DT, 2)``
+    and a plain ``tl.tensor`` state no contract.
     """
 
-    def __init__(self, dtype: DType | None = None, rank: int | None = None):
-        self.dtype, self.rank = dtype, rank
+    def __init__(self, dtype: DType | None = None, rank: int | tuple[str | int, ...] | None = None):
+        self.dtype = dtype
+        self.dims = tuple(rank) if isinstance(rank, (tuple, list)) else None
+        self.rank = len(self.dims) if self.dims is not None else rank
 
 
 from tl._kernel import DeviceFunction, KernelFunction, func, kernel  # noqa: E402

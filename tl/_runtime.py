@@ -43,6 +43,8 @@ TL_BUNDLE_ABI_VERSION = 1
 TL_MAX_RANK = 8
 TL_MAX_GRID = 3
 TL_WORKSPACE_ALIGN = 64
+TL_DIM_NONE = -1
+TL_MAX_DIM_SYMBOLS = 64
 
 DTYPE_NAMES = ("bool", "int8", "int32", "int64", "float16", "bfloat16", "float32")
 (TL_DTYPE_BOOL, TL_DTYPE_INT8, TL_DTYPE_INT32, TL_DTYPE_INT64, TL_DTYPE_FLOAT16, TL_DTYPE_BFLOAT16,
@@ -140,7 +142,8 @@ tl_grid_fn_t = ctypes.CFUNCTYPE(c_int32, POINTER(tl_arg_t), POINTER(tl_grid_t))
 class tl_kernel_desc_t(Structure):
     _fields_ = [("name", c_char_p), ("num_params", c_uint32), ("params", POINTER(tl_param_t)),
                 ("entry", c_void_p), ("grid", c_void_p), ("workspace_bytes", c_uint64),
-                ("constexprs", c_char_p), ("source", c_char_p)]
+                ("constexprs", c_char_p), ("source", c_char_p),
+                ("dims", POINTER(c_int32)), ("dim_names", POINTER(c_char_p)), ("num_dim_names", c_uint32)]
 
 
 class tl_host_env_t(Structure):

@@ -48,12 +48,15 @@ def docstrings(text: str) -> tuple[str, dict[str, str]]:
 def kernel_info(kernel, display_file: str, doc: str = "") -> dict:
     """Manifest entry of a tlc.lower.ir.Kernel: name, source "file:line" (``display_file``: the path
     relative to the build root), has_grid, constexprs, params (runtime parameters in call order:
-    name, kind, dtype, rank, access), doc (the @tl.kernel function's docstring)."""
+    name, kind, dtype, rank, access, and dims -- the shape contract, per axis a symbol name or a fixed
+    extent -- when the parameter has one), doc (the @tl.kernel function's docstring)."""
     line = kernel.loc.line if kernel.loc is not None else 0
     params = []
     for p in kernel.runtime_params:
         params.append({"name": p.name, "kind": p.kind, "dtype": p.dtype.name if p.dtype is not None else None,
                        "rank": p.rank, "access": p.access})
+        if p.dims is not None:
+            params[-1]["dims"] = list(p.dims)
     return {"name": kernel.name, "base_name": kernel.base_name or kernel.name, "source": f"{display_file}:{line}",
             "has_grid": kernel.grid is not None,
             "constexprs": {k: _jsonable(v) for k, v in kernel.constexprs}, "params": params, "doc": doc}

@@ -358,8 +358,29 @@ def _check_args(kernel: ir.Kernel, args):
             values.append(View(a, (0,) * a.ndim, p.dtype))
         else:
             values.append(np.asarray(a, _COMPUTE_NP[p.dtype])[()])
+    _check_dims(kernel, args)
     _check_overlap(kernel, args)
     return values
+
+
+def _check_dims(kernel: ir.Kernel, args) -> None:
+    """The shape contract (``tl.tensor(DT, ("M", "N"))``), as the runtime checks it at launch
+    (libtl_runtime/src/launch.c check_dims), with the same messages."""
+    seen: dict[str, tuple[int, str, int]] = {}
+    for p, a in zip(kernel.runtime_params, args):
+        if p.kind != "tensor" or p.dims is None:
+            continue
+        for axis, (d, n) in enumerate(zip(p.dims, a.shape)):
+            if isinstance(d, int):
+                if n != d:
+                    raise InterpError(f"kernel {kernel.name}: argument '{p.name}' axis {axis} is {n} but the "
+                                      f"kernel's signature fixes it to {d}")
+            elif d not in seen:
+                seen[d] = (n, p.name, axis)
+            elif seen[d][0] != n:
+                m, other, oaxis = seen[d]
+                raise InterpError(f"kernel {kernel.name}: argument '{p.name}' axis {axis} ({d}) is {n} but "
+                                  f"argument '{other}' axis {oaxis} ({d}) is {m}")
 
 
 def _check_overlap(kernel: ir.Kernel, args) -> None:

@@ -71,9 +71,35 @@ struct tl_runtime {
 
 #define TL_KERNEL_NAME_KEPT 40
 
+/* The bundle's descriptor sizes the runtime reads: the current one, and the layout before the shape
+ * contract fields (dims, dim_names, num_dim_names) were appended. */
+#define TL_KERNEL_DESC_SIZE_V0 offsetof(tl_kernel_desc_t, dims)
+
+/* Kernel i of a bundle whose kernel_desc_size was checked; only the fields within
+ * kernel_desc_size may be read (use tl_kernel_t.desc_copy for the rest). */
+static inline const tl_kernel_desc_t* tl__bundle_kernel(const tl_bundle_t* b, uint32_t i) {
+  return (const tl_kernel_desc_t*)(const void*)((const char*)b->kernels + (size_t)i * b->kernel_desc_size);
+}
+
+/* One compare of a kernel's shape contract, precomputed from tl_kernel_desc_t.dims at load: the
+ * extent of axis `axis` of tensor argument `tensor` (an ordinal among the tensor arguments) must
+ * equal `fixed` (sym < 0) or the extent of `ref_axis` of tensor `ref_tensor` (the first axis of
+ * symbol `sym`). param / ref_param are the parameter indices, for the message. */
+typedef struct {
+  uint32_t tensor, ref_tensor;
+  uint32_t param, ref_param;
+  uint8_t axis, ref_axis;
+  int32_t sym;
+  int64_t fixed;
+} tl_dim_check_t;
+
 struct tl_kernel {                     /* a shell of its own, owned by the package (borrowed by callers) */
   tl_shell_hdr_t shell;
-  const tl_kernel_desc_t* desc;        /* in the bundle: valid while the package lives */
+  const tl_kernel_desc_t* desc;        /* &desc_copy: valid while the package lives */
+  tl_kernel_desc_t desc_copy;          /* the bundle's descriptor, fields it lacks (older, shorter layout) zero;
+                                          its pointers point into the bundle */
+  tl_dim_check_t* checks;              /* the shape contract's compares (NULL: none), freed with the package */
+  uint32_t num_checks;
   tl_package_t* package;
   char name[TL_KERNEL_NAME_KEPT];      /* for messages once the package (and desc) is gone; truncated */
 };

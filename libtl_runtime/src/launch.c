@@ -182,6 +182,29 @@ static int same_view(const tl_tensor_t* a, const tl_tensor_t* b, uint32_t rank) 
   return 1;
 }
 
+/* The kernel's shape contract (tl_kernel_desc_t.dims), as the compares planned at load
+ * (tl_kernel_t.checks): one integer compare per constrained axis after the first of its symbol.
+ * tensors[] holds the converted tensor arguments in parameter order. */
+static tl_status_t check_dims(const tl_kernel_t* k, const tl_tensor_t* tensors) {
+  for (uint32_t i = 0; i < k->num_checks; ++i) {
+    const tl_dim_check_t* c = &k->checks[i];
+    int64_t got = tensors[c->tensor].shape[c->axis];
+    int64_t want = c->sym < 0 ? c->fixed : tensors[c->ref_tensor].shape[c->ref_axis];
+    if (__builtin_expect(got == want, 1)) continue;
+    const tl_kernel_desc_t* d = k->desc;
+    if (c->sym < 0)
+      return tl__set_error(k->package->runtime, TL_ERROR_INVALID_ARGUMENT,
+                           "kernel %s: argument '%s' axis %u is %lld but the kernel's signature fixes it to %lld",
+                           d->name, d->params[c->param].name, (unsigned)c->axis, (long long)got, (long long)want);
+    const char* sym = d->dim_names[c->sym];
+    return tl__set_error(k->package->runtime, TL_ERROR_INVALID_ARGUMENT,
+                         "kernel %s: argument '%s' axis %u (%s) is %lld but argument '%s' axis %u (%s) is %lld", d->name,
+                         d->params[c->param].name, (unsigned)c->axis, sym, (long long)got, d->params[c->ref_param].name,
+                         (unsigned)c->ref_axis, sym, (long long)want);
+  }
+  return TL_OK;
+}
+
 static tl_status_t check_scalar(const tl_kernel_t* k, uint32_t p, const tl_value_t* v, tl_arg_t* out) {
   const tl_param_t* prm = &k->desc->params[p];
   char got[64];
@@ -266,6 +289,10 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
       st = check_scalar(kernel, i, &args[i], &cargs[i]);
       if (st != TL_OK) goto done;
     }
+  }
+  if (kernel->num_checks != 0) {
+    st = check_dims(kernel, tensors);
+    if (st != TL_OK) goto done;
   }
   /* a written tensor may not share memory with any other argument, unless it is the exact same view */
   for (uint32_t a = 0; a < ntensors; ++a) {

@@ -292,7 +292,7 @@ static tl_status_t check_kernels(tl_runtime_t* rt, const char* pkg, json_t* kern
     const char* name = json_string_value(jname);
     const tl_kernel_desc_t* d = NULL;
     for (uint32_t j = 0; j < b->num_kernels; ++j)
-      if (strcmp(b->kernels[j].name, name) == 0) d = &b->kernels[j];
+      if (strcmp(tl__bundle_kernel(b, j)->name, name) == 0) d = tl__bundle_kernel(b, j);
     if (d == NULL)
       return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest kernel '%s' is missing from bundle '%s'", pkg, name,
                            b->target ? b->target : "?");
@@ -331,23 +331,26 @@ static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const 
   if (b->abi_version != TL_BUNDLE_ABI_VERSION)
     return tl__set_error(rt, TL_ERROR_VERSION, "%s: bundle ABI version %u, this runtime needs %u", what,
                          b->abi_version, TL_BUNDLE_ABI_VERSION);
-  if (b->struct_size != sizeof(tl_bundle_t) || b->kernel_desc_size != sizeof(tl_kernel_desc_t) ||
+  if (b->struct_size != sizeof(tl_bundle_t) ||
+      (b->kernel_desc_size != sizeof(tl_kernel_desc_t) && b->kernel_desc_size != TL_KERNEL_DESC_SIZE_V0) ||
       b->param_size != sizeof(tl_param_t) || b->tensor_size != sizeof(tl_tensor_t))
     return tl__set_error(rt, TL_ERROR_VERSION,
                          "%s: bundle struct sizes (bundle %u, kernel %u, param %u, tensor %u) differ from the runtime's "
-                         "(%zu, %zu, %zu, %zu)",
+                         "(%zu, %zu or %zu, %zu, %zu)",
                          what, b->struct_size, b->kernel_desc_size, b->param_size, b->tensor_size, sizeof(tl_bundle_t),
-                         sizeof(tl_kernel_desc_t), sizeof(tl_param_t), sizeof(tl_tensor_t));
+                         sizeof(tl_kernel_desc_t), (size_t)TL_KERNEL_DESC_SIZE_V0, sizeof(tl_param_t),
+                         sizeof(tl_tensor_t));
   if (b->num_kernels > 0 && b->kernels == NULL)
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle has %u kernels but no kernel table", what, b->num_kernels);
   for (uint32_t i = 0; i < b->num_kernels; ++i) {
-    const tl_kernel_desc_t* d = &b->kernels[i];
+    const tl_kernel_desc_t* d = tl__bundle_kernel(b, i);
     if (d->name == NULL || d->entry == NULL || (d->num_params > 0 && d->params == NULL))
       return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle kernel %u is incomplete (name, entry or params NULL)",
                            what, i);
     for (uint32_t j = 0; j < i; ++j)
-      if (strcmp(b->kernels[j].name, d->name) == 0)
+      if (strcmp(tl__bundle_kernel(b, j)->name, d->name) == 0)
         return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle has two kernels named '%s'", what, d->name);
+    uint32_t axes = 0;
     for (uint32_t p = 0; p < d->num_params; ++p) {
       const tl_param_t* prm = &d->params[p];
       if (prm->name == NULL || prm->kind > TL_PARAM_SCALAR || prm->dtype >= TL_DTYPE_COUNT ||
@@ -355,9 +358,71 @@ static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const 
           (prm->kind == TL_PARAM_SCALAR && prm->rank != 0))
         return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: kernel '%s' param %u has an invalid descriptor", what,
                              d->name, p);
+      if (prm->kind == TL_PARAM_TENSOR) axes += prm->rank;
     }
+    if (b->kernel_desc_size < sizeof(tl_kernel_desc_t) || d->dims == NULL) continue;
+    int bad = d->num_dim_names > TL_MAX_DIM_SYMBOLS || (d->num_dim_names > 0 && d->dim_names == NULL);
+    for (uint32_t s = 0; !bad && s < d->num_dim_names; ++s) bad = d->dim_names[s] == NULL;
+    for (uint32_t a = 0; !bad && a < axes; ++a) bad = d->dims[a] >= (int32_t)d->num_dim_names;
+    if (bad)
+      return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: kernel '%s' has an invalid shape contract (dims, dim_names)",
+                           what, d->name);
   }
   return TL_OK;
+}
+
+/* The compares of the kernel's shape contract (its descriptor was checked by check_bundle_table):
+ * every axis of a symbol against the first axis of that symbol, every fixed axis against its
+ * extent. Sets k->checks (NULL when there is nothing to compare); 0, or -1 out of memory. */
+static int plan_dim_checks(tl_runtime_t* rt, tl_kernel_t* k) {
+  const tl_kernel_desc_t* d = k->desc;
+  k->checks = NULL;
+  k->num_checks = 0;
+  if (d->dims == NULL) return 0;
+  uint32_t axes = 0;
+  for (uint32_t p = 0; p < d->num_params; ++p)
+    if (d->params[p].kind == TL_PARAM_TENSOR) axes += d->params[p].rank;
+  if (axes == 0) return 0;
+  tl_dim_check_t* c = (tl_dim_check_t*)tl__calloc(rt, axes, sizeof *c);
+  int32_t first[TL_MAX_DIM_SYMBOLS]; /* index into the axes of the symbol's first axis, or -1 */
+  uint32_t at_tensor[TL_MAX_DIM_SYMBOLS], at_param[TL_MAX_DIM_SYMBOLS];
+  uint8_t at_axis[TL_MAX_DIM_SYMBOLS];
+  if (c == NULL) return -1;
+  for (uint32_t s = 0; s < TL_MAX_DIM_SYMBOLS; ++s) first[s] = -1;
+  uint32_t n = 0, a = 0, t = 0;
+  for (uint32_t p = 0; p < d->num_params; ++p) {
+    if (d->params[p].kind != TL_PARAM_TENSOR) continue;
+    for (uint32_t ax = 0; ax < d->params[p].rank; ++ax, ++a) {
+      int32_t e = d->dims[a];
+      if (e == TL_DIM_NONE) continue;
+      if (e >= 0 && first[e] < 0) {
+        first[e] = (int32_t)a;
+        at_tensor[e] = t;
+        at_param[e] = p;
+        at_axis[e] = (uint8_t)ax;
+        continue;
+      }
+      tl_dim_check_t* x = &c[n++];
+      x->tensor = t;
+      x->param = p;
+      x->axis = (uint8_t)ax;
+      x->sym = e >= 0 ? e : -1;
+      x->fixed = e >= 0 ? 0 : -2 - (int64_t)e;
+      if (e >= 0) {
+        x->ref_tensor = at_tensor[e];
+        x->ref_param = at_param[e];
+        x->ref_axis = at_axis[e];
+      }
+    }
+    t++;
+  }
+  if (n == 0) {
+    tl__free(rt, c);
+    return 0;
+  }
+  k->checks = c;
+  k->num_checks = n;
+  return 0;
 }
 
 /* Takes ownership of handle and memfd (closed on failure). The caller has entered rt. */
@@ -410,9 +475,15 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
     }
     pkg->kernels[i] = k;
     pkg->num_kernels = i + 1;
-    k->desc = &b->kernels[i];
+    memset(&k->desc_copy, 0, sizeof k->desc_copy);
+    memcpy(&k->desc_copy, tl__bundle_kernel(b, i), b->kernel_desc_size);
+    k->desc = &k->desc_copy;
     k->package = pkg;
-    snprintf(k->name, sizeof k->name, "%s", b->kernels[i].name);
+    if (plan_dim_checks(rt, k) != 0) {
+      tl__package_free(pkg);
+      return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+    }
+    snprintf(k->name, sizeof k->name, "%s", k->desc->name);
     atomic_store_explicit(&k->shell.magic, TL_MAGIC_KERNEL, memory_order_release);
   }
   atomic_store_explicit(&pkg->shell.magic, TL_MAGIC_PACKAGE, memory_order_release);

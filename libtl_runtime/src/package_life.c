@@ -12,7 +12,11 @@ void tl__package_free(tl_package_t* pkg) {
   if (pkg == NULL) return;
   tl_runtime_t* rt = pkg->runtime;
   for (uint32_t i = 0; pkg->kernels != NULL && i < pkg->num_kernels; ++i)
-    if (pkg->kernels[i] != NULL) tl__shell_retire(TL_SHELL_KERNEL, pkg->kernels[i], TL_MAGIC_KERNEL_DEAD);
+    if (pkg->kernels[i] != NULL) {
+      tl__free(rt, pkg->kernels[i]->checks);
+      pkg->kernels[i]->checks = NULL;
+      tl__shell_retire(TL_SHELL_KERNEL, pkg->kernels[i], TL_MAGIC_KERNEL_DEAD);
+    }
   if (pkg->dl_handle) dlclose(pkg->dl_handle);
   if (pkg->memfd >= 0) close(pkg->memfd);
   tl__free(rt, pkg->kernels);

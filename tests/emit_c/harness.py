@@ -157,7 +157,8 @@ GRIDFN = C.CFUNCTYPE(C.c_int32, C.POINTER(Arg), C.POINTER(Grid))
 class KDesc(C.Structure):
     _fields_ = [("name", C.c_char_p), ("num_params", C.c_uint32), ("params", C.POINTER(Param)),
                 ("entry", C.c_void_p), ("grid", C.c_void_p), ("workspace_bytes", C.c_uint64),
-                ("constexprs", C.c_char_p), ("source", C.c_char_p)]
+                ("constexprs", C.c_char_p), ("source", C.c_char_p),
+                ("dims", C.POINTER(C.c_int32)), ("dim_names", C.POINTER(C.c_char_p)), ("num_dim_names", C.c_uint32)]
 
 
 class Bundle(C.Structure):

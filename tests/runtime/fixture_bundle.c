@@ -153,6 +153,30 @@ static const tl_param_t count_params[] = {
     {"out", TL_PARAM_TENSOR, TL_DTYPE_INT64, 1, TL_ACCESS_WRITE},
 };
 
+#ifdef FIXTURE_BAD_DIMS
+/* -DFIXTURE_BAD_DIMS=1: kernel "fail" has a shape contract naming symbol 5 of none (a bad package) */
+static const int32_t fail_bad_dims[1] = {5};
+#define FIXTURE_FAIL_DIMS , fail_bad_dims, 0, 0
+#else
+#define FIXTURE_FAIL_DIMS
+#endif
+
+#ifdef FIXTURE_OLD_DESC
+/* -DFIXTURE_OLD_DESC=1: descriptors of the layout before tl_kernel_desc_t grew its shape contract
+ * fields (dims, dim_names, num_dim_names): the runtime must still load them (no contract). */
+typedef struct {
+  const char* name;
+  uint32_t num_params;
+  const tl_param_t* params;
+  tl_kernel_entry_t entry;
+  tl_grid_fn_t grid;
+  uint64_t workspace_bytes;
+  const char* constexprs;
+  const char* source;
+} fixture_desc_v0_t;
+#define tl_kernel_desc_t fixture_desc_v0_t
+#endif
+
 static const tl_kernel_desc_t kernels[] = {
     {"axpy", 3, axpy_params, axpy_entry, axpy_grid, 0, "{\"BLOCK\": 64}", "fixture_bundle.c:1"},
     {"add", 3, add_params, add_entry, add_grid, 0, "{}", "fixture_bundle.c:2"},
@@ -160,7 +184,7 @@ static const tl_kernel_desc_t kernels[] = {
     {"rowsum", 2, rowsum_params, rowsum_entry, rowsum_grid, 256, "{}", "fixture_bundle.c:4"},
     {"fill_i32", 2, fill_params, fill_entry, one_grid, 0, "{}", "fixture_bundle.c:5"},
     {"copy_bf16", 2, copy_bf16_params, copy_bf16_entry, one_grid, 0, "{}", "fixture_bundle.c:6"},
-    {"fail", 1, fail_params, fail_entry, one_grid, 0, "{}", "fixture_bundle.c:7"},
+    {"fail", 1, fail_params, fail_entry, one_grid, 0, "{}", "fixture_bundle.c:7" FIXTURE_FAIL_DIMS},
     {"count", 1, count_params, count_entry, 0, 0, "{}", "fixture_bundle.c:8"},
 };
 

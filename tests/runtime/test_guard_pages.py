@@ -1,5 +1,5 @@
 """Outputs (and inputs) that end at a guard page: the ops package's kernels never touch a byte
-past a tensor, also with mismatched shapes (guard_pages.py, run in a subprocess)."""
+past a tensor, and refuse mismatched shapes untouched (guard_pages.py, run in a subprocess)."""
 from __future__ import annotations
 
 import os

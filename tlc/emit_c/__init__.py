@@ -52,12 +52,37 @@ def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int, shown) -> dict:
                    dtype=p.dtype.value if p.dtype is not None else 0, rank=p.rank if p.kind == "tensor" else 0,
                    access=_ACCESS[p.access] if p.kind == "tensor" else "TL_ACCESS_NONE")
               for p in k.runtime_params]
+    contract = shape_contract(k)
     constexprs = json.dumps({n: (str(v) if not isinstance(v, (int, float, bool, str)) else v)
                              for n, v in k.constexprs}, sort_keys=True)
     src = f"{shown(k.loc.file)}:{k.loc.line}" if k.loc is not None else shown(source_file)
     return dict(name=k.name, cname=_cname(k.name), name_lit=_lit(k.name), entry=entry, grid=grid,
                 params=params, workspace=em.ws_end, constexprs=_lit(constexprs), source=comment_safe(src),
-                source_lit=_lit(src), asm=em.asm)
+                source_lit=_lit(src), asm=em.asm, contract=contract)
+
+
+def shape_contract(k: ir.Kernel) -> dict | None:
+    """The descriptor's shape contract (tl_kernel_desc_t.dims / dim_names in tl/bundle_abi.h), or None
+    when no tensor parameter names its axes: dims (C int32 literals, per axis of each tensor
+    parameter in call order) and names (C string literals, symbol id order = first appearance)."""
+    tensors = [p for p in k.runtime_params if p.kind == "tensor"]
+    if all(p.dims is None for p in tensors):
+        return None
+    names: list[str] = []
+    dims: list[str] = []
+    for p in tensors:
+        for d in (p.dims if p.dims is not None else (None,) * p.rank):
+            if d is None:
+                dims.append("TL_DIM_NONE")
+            elif isinstance(d, str):
+                if d not in names:
+                    names.append(d)
+                dims.append(str(names.index(d)))
+            else:
+                dims.append(f"TL_DIM_FIXED({d})")
+    if len(names) > 64:    # TL_MAX_DIM_SYMBOLS
+        raise ValueError(f"kernel {k.name}: its shape contract names {len(names)} symbols, more than 64")
+    return dict(dims=dims, names=[_lit(n) for n in names])
 
 
 def comment_safe(text: str) -> str:

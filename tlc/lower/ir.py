@@ -196,6 +196,7 @@ class Param:
     rank: int = 0
     value: Any = None       # constexpr value
     access: str = "none"    # tensors: "read", "write", "readwrite", "none" (filled by a pass)
+    dims: tuple[str | int, ...] | None = None   # tensors: shape contract, per axis a symbol or a fixed extent
 
 
 @dataclass(frozen=True, slots=True)

@@ -239,7 +239,8 @@ def print_kernel(k: ir.Kernel, p: _Printer | None = None) -> str:
     for prm in k.params:
         p.lines.append("  param " + fmt_attrs((("access", prm.access), ("dtype", prm.dtype),
                                                ("kind", prm.kind), ("name", prm.name),
-                                               ("rank", prm.rank), ("value", prm.value))))
+                                               ("rank", prm.rank), ("value", prm.value))
+                                   + ((("dims", prm.dims),) if prm.dims is not None else ())))
     if k.grid is not None:
         p.lines.append("  grid {")
         p.block(k.grid, "    ")
@@ -329,7 +330,9 @@ class _Parser:
         params = []
         while self.peek().startswith("param "):
             a = self.attrs(self.next()[len("param "):], ("access", "dtype", "kind", "name", "rank", "value"))
-            params.append(ir.Param(a["name"], a["kind"], a["dtype"], a["rank"], a["value"], a["access"]))
+            dims = a.get("dims")
+            params.append(ir.Param(a["name"], a["kind"], a["dtype"], a["rank"], a["value"], a["access"],
+                                   tuple(dims) if dims is not None else None))
         grid = None
         if self.peek() == "grid {":
             self.next()

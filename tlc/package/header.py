@@ -92,6 +92,13 @@ def _param(p: dict) -> dict:
     return {"ctype": "int64_t", "cname": name, "init": f"NULL, {name}, 0.0"}
 
 
+def _shape(p: dict) -> str:
+    """``[2]`` (rank only) or, with a shape contract, ``[M, N]`` / ``[N, 3]`` (symbols, fixed extents)."""
+    if p.get("dims") is None:
+        return f"[{p['rank']}]"
+    return "[" + ", ".join(str(d) for d in p["dims"]) + "]"
+
+
 def _lines(text: str) -> list[str]:
     return c_comment(text.strip()).splitlines() if text and text.strip() else []
 
@@ -105,7 +112,7 @@ def render_header(package: str, kernels: list[dict], tlc_version: str = "0.1.0",
     items, documented, last_file = [], {}, None
     for k in kernels:
         params = [_param(p) for p in k["params"]]
-        sig = ", ".join(f"{p['name']}: {p['dtype']}{'[' + str(p['rank']) + ']' if p['kind'] == 'tensor' else ''}"
+        sig = ", ".join(f"{p['name']}: {p['dtype']}{_shape(p) if p['kind'] == 'tensor' else ''}"
                         for p in k["params"])
         source = k.get("source", "?")
         file = source.rsplit(":", 1)[0]

@@ -141,16 +141,16 @@ def build_kernel(ctx: FileContext, fn: ast.FunctionDef, grid_node, overrides: di
             params.append(ir.Param(a.arg, "constexpr", value=consts[a.arg]))
             continue
         if ann is None or ann == Builtin("tensor") or isinstance(ann, TensorAnnot):
-            dtype, rank = DType.float32, None
+            dtype, rank, dims = DType.float32, None, None
             if isinstance(a.annotation, ast.Call):
-                dtype, rank = _tensor_annot(ctx, a.annotation, consts)
+                dtype, rank, dims = _tensor_annot(ctx, a.annotation, consts)
             if rank is None:
                 rank = ranks.get(a.arg, 1)
                 node = inferred_at.get(a.arg)
                 inferred[a.arg] = (f"inferred from its first use at {ctx.loc(node)}" if node is not None
                                    else "by default (no use shows its rank)")
             t = TensorType(dtype, rank)
-            params.append(ir.Param(a.arg, "tensor", dtype, rank))
+            params.append(ir.Param(a.arg, "tensor", dtype, rank, dims=dims))
         else:
             d = {PyBuiltin("float"): DType.float32, PyBuiltin("int"): DType.int64,
                  PyBuiltin("bool"): DType.bool}.get(ann, ann)
@@ -180,21 +180,59 @@ def _callee(ctx, call: ast.Call):
         return None
 
 
-def _tensor_annot(ctx, call: ast.Call, consts) -> tuple[DType, int | None]:
-    vals = [_const_eval(ctx, x, consts) for x in call.args]
-    kw = {k.arg: _const_eval(ctx, k.value, consts) for k in call.keywords}
-    names = ["dtype", "rank"]
-    if len(vals) > 2 or set(kw) - set(names):
-        raise ctx.error(call, "tl.tensor takes (dtype, rank)")
-    bound = dict(zip(names, vals))
-    bound.update(kw)
+def _tensor_annot(ctx, call: ast.Call, consts) -> tuple[DType, int | None, tuple | None]:
+    """(dtype, rank, dims) of ``tl.tensor(dtype, rank)`` or ``tl.tensor(dtype, ("M", "N"))``:
+    dims is None without a shape contract, else per axis a symbol name (str) or a fixed extent
+    (int); the rank is its length."""
+    nodes = dict(zip(["dtype", "rank"], call.args))
+    nodes.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    if len(call.args) > 2 or set(nodes) - {"dtype", "rank"} or any(k.arg is None for k in call.keywords):
+        raise ctx.error(call, "tl.tensor takes (dtype, rank) or (dtype, (axis names...))")
+    rank_node = nodes.get("rank")
+    dims = None
+    if isinstance(rank_node, (ast.Tuple, ast.List)):
+        dims = _shape_contract(ctx, rank_node, [(e, _const_eval(ctx, e, consts)) for e in rank_node.elts])
+    bound = {k: _const_eval(ctx, v, consts) for k, v in nodes.items() if not (k == "rank" and dims is not None)}
     dtype = bound.get("dtype") or DType.float32
     rank = bound.get("rank")
+    if isinstance(rank, (tuple, list)):      # a named constant holding the axes
+        dims = _shape_contract(ctx, rank_node, [(rank_node, v) for v in rank])
+    if dims is not None:
+        rank = len(dims)
     if not isinstance(dtype, DType):
         raise ctx.error(call, f"tl.tensor dtype must be a dtype, got {describe(dtype)}")
-    if rank is not None and (not isinstance(rank, int) or rank < 0):
-        raise ctx.error(call, f"tl.tensor rank must be a non-negative int, got {describe(rank)}")
-    return dtype, rank
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 0):
+        raise ctx.error(call, f"tl.tensor rank must be a non-negative int or a tuple of axis names, "
+                              f"got {describe(rank)}")
+    return dtype, rank, dims
+
+
+MAX_RANK = 8            # TL_MAX_RANK of libtl_runtime/include/tl/bundle_abi.h
+MAX_FIXED_EXTENT = 2**31 - 3     # fixed extents are encoded as -2 - n in an int32 (bundle_abi.h TL_DIM_FIXED)
+
+
+def _shape_contract(ctx, node, entries) -> tuple:
+    """The axes of a shape contract: each a symbol name (an identifier string) or a fixed
+    extent (an int in [0, 2**31 - 3]); 1 to TL_MAX_RANK of them."""
+    if not entries:
+        raise ctx.error(node, "tl.tensor shape contract is empty: name at least one axis, e.g. (\"N\",), "
+                              "or give the rank 0 for a 0-d tensor")
+    if len(entries) > MAX_RANK:
+        raise ctx.error(node, f"tl.tensor shape contract has {len(entries)} axes, more than "
+                              f"TL_MAX_RANK ({MAX_RANK})")
+    dims = []
+    for at, v in entries:
+        if isinstance(v, str):
+            if not v.isidentifier():
+                raise ctx.error(at, f"tl.tensor axis name must be an identifier, got {v!r}")
+        elif isinstance(v, int) and not isinstance(v, bool):
+            if not 0 <= v <= MAX_FIXED_EXTENT:
+                raise ctx.error(at, f"tl.tensor fixed extent must be in [0, {MAX_FIXED_EXTENT}], got {v}")
+        else:
+            raise ctx.error(at, f"tl.tensor axis must be a name (str) or a fixed extent (int), "
+                                f"got {describe(v)}")
+        dims.append(v)
+    return tuple(dims)
 
 
 def infer_ranks(fn: ast.FunctionDef, names, where: dict | None = None,

@@ -90,7 +90,19 @@ typedef struct {
   uint64_t workspace_bytes;      /* per concurrent call of entry */
   const char* constexprs;        /* JSON object of the specialised constexpr values, e.g. "{\"BK\": 64}" */
   const char* source;            /* "file.py:line" of the @tl.kernel */
+  /* Shape contract (appended after `source`; a bundle whose kernel_desc_size ends at `source` has
+   * none). dims: NULL (no contract), or for each tensor parameter in call order `rank` entries, one
+   * per axis: a symbol id >= 0 (named dim_names[id]; every axis with that id must have the same
+   * extent), TL_DIM_NONE (any extent), or TL_DIM_FIXED(n) (extent n exactly). The runtime checks it
+   * at launch (TL_ERROR_INVALID_ARGUMENT naming both arguments and the axis). */
+  const int32_t* dims;
+  const char* const* dim_names;  /* num_dim_names symbol names, e.g. {"M", "N"} */
+  uint32_t num_dim_names;        /* at most TL_MAX_DIM_SYMBOLS */
 } tl_kernel_desc_t;
+
+#define TL_DIM_NONE (-1)
+#define TL_DIM_FIXED(n) (-2 - (int32_t)(n))    /* n in [0, 2^31 - 3]; decode: -2 - entry */
+#define TL_MAX_DIM_SYMBOLS 64
 
 /* Services the host offers to bundles. Version 1 offers none that kernels call on the hot path. */
 typedef struct {
