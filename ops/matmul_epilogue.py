@@ -46,8 +46,9 @@ def linear(a: tl.tensor(tl.float32, ("M", "K")), w: tl.tensor(tl.float32, ("K", 
     """c = act(a @ w + bias) (+ res when RES == 1), float32, any strides.
 
     a: (M, K). w: (K, N), in_features x out_features (c = a @ w); PyTorch's nn.Linear.weight is
-    (N, K), so pass its transpose (a (K, N) view of it, strides (1, K), needs no copy); a square
-    weight passed untransposed gives a wrong result and no error. bias: (N,). res: (M, N), read
+    (N, K), so pass its transpose (a (K, N) view of it, strides (1, K), needs no copy). The
+    shapes are checked at launch (the contract below: a K or N mismatch is refused), but a square
+    weight passed untransposed has the right shape and gives a wrong result with no error. bias: (N,). res: (M, N), read
     only when RES == 1; with RES == 0 it must still be a float32 rank-2 tensor (not read: a
     1 x 1 dummy will do). c: (M, N), written; it must not overlap a, w, bias or res.
     ACT (activation after the bias): 0 none, 1 relu, 2 gelu (erf form), 3 gelu (tanh form),

@@ -22,8 +22,8 @@ _FLOATS = [tl.float32, tl.float16, tl.bfloat16]
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 32),),
            specializations=dict(BN=_BNS, DT=_FLOATS, LOG=[0, 1]))
-def softmax_short(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), BN: tl.constexpr = 8, DT: tl.constexpr = tl.float32,
-                  LOG: tl.constexpr = 0, BR: tl.constexpr = 32):
+def softmax_short(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R", "N")), BN: tl.constexpr = 8,
+                  DT: tl.constexpr = tl.float32, LOG: tl.constexpr = 0, BR: tl.constexpr = 32):
     """out[i, :] = softmax (LOG = 0) or log_softmax (LOG = 1) of x[i, :]; requires N <= BN."""
     r = tl.program_id(0) * BR
     t = tl.load(x + (r, 0), (BR, BN), other=float("-inf")).to(tl.float32)
@@ -39,8 +39,8 @@ def softmax_short(x: tl.tensor(DT, 2), out: tl.tensor(DT, 2), BN: tl.constexpr =
 
 @tl.kernel(grid=lambda x, out: (tl.cdiv(x.shape[0], 32),),
            specializations=dict(BN=_BNS, DT=_FLOATS, OP=["sum", "max", "min"]))
-def row_short(x: tl.tensor(DT, 2), out: tl.tensor(DT, 1), BN: tl.constexpr = 8, DT: tl.constexpr = tl.float32,
-              OP: tl.constexpr = "sum", BR: tl.constexpr = 32):
+def row_short(x: tl.tensor(DT, ("R", "N")), out: tl.tensor(DT, ("R",)), BN: tl.constexpr = 8,
+              DT: tl.constexpr = tl.float32, OP: tl.constexpr = "sum", BR: tl.constexpr = 32):
     """out[i] = OP over x[i, :N]; requires 1 <= N <= BN."""
     r = tl.program_id(0) * BR
     if OP == "sum":
