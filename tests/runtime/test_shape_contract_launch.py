@@ -4,6 +4,7 @@ ctypes) and from C with the same exact message, the descriptor carries the dims 
 bundle whose descriptors have the layout from before the contract fields were appended still
 loads and runs (no contract)."""
 import ctypes
+import os
 import subprocess
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import tl._runtime as R
-from rt_helpers import INCLUDE, _ensure_runtime, build_bundle, bundle_entry, load_ctypes, manifest_for
+from rt_helpers import INCLUDE, SANITIZE, _ensure_runtime, build_bundle, bundle_entry, load_ctypes, manifest_for
 
 PROGRAMS = Path(__file__).with_name("programs")
 
@@ -79,14 +80,18 @@ def test_manifest_records_the_dims(contract_pkg):
 def contract_exe(tmp_path_factory):
     lib = Path(_ensure_runtime())
     exe = tmp_path_factory.mktemp("contract_c") / "contract_use"
-    subprocess.run(["gcc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}",
+    # under make test-sanitize the runtime is the ASan build: the driver is built with ASan too
+    san = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"] if SANITIZE else []
+    subprocess.run(["gcc", *san, "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}",
                     str(PROGRAMS / "contract_use.c"), "-o", str(exe), f"-L{lib.parent}",
                     f"-Wl,-rpath,{lib.parent}", "-ltl_runtime"], check=True)
     return exe
 
 
 def _c_run(exe, pkg, *dims) -> list[str]:
-    r = subprocess.run([str(exe), str(pkg), *map(str, dims)], capture_output=True, text=True, timeout=60)
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}   # linked with ASan itself when sanitizing
+    env["ASAN_OPTIONS"] = "detect_leaks=0"
+    r = subprocess.run([str(exe), str(pkg), *map(str, dims)], capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     return r.stdout.splitlines()
 
