@@ -19,6 +19,9 @@ from tlc.target import X86_64
 
 VARIANTS = {v.isa: v for v in X86_64.variants}
 _CACHE = Path(tempfile.gettempdir()) / "tl_emit_c_tests"
+# the bundle ABI headers the generated C includes, part of the cache key
+_ABI_HEADERS = "".join(p.read_text() for p in sorted((Path(__file__).resolve().parents[2] / "libtl_runtime" /
+                                                      "include" / "tl").glob("*.h")))
 LOC = ir.Loc("test_kernel.py", 1, 1)
 
 
@@ -114,12 +117,13 @@ def compile_command(c: Path, so: Path, variant) -> list[str]:
 
 
 def compile_bundle(kernels, isa) -> Path:
-    """The bundle .so of ``kernels`` for ``isa`` (a VARIANTS key, or a Variant), cached by content
-    and compile command."""
+    """The bundle .so of ``kernels`` for ``isa`` (a VARIANTS key, or a Variant), cached by content,
+    compile command and the bundle ABI headers it includes (the cache is shared by every checkout
+    on the machine: a descriptor layout change must not reuse a .so built against the old one)."""
     variant = VARIANTS[isa] if isinstance(isa, str) else isa
     src = emit_bundle(kernels, variant, "test_kernel.py")
     flags = "\0".join(compile_command(Path("c"), Path("so"), variant))
-    h = hashlib.sha256((src + "\0" + flags).encode()).hexdigest()[:20]
+    h = hashlib.sha256((src + "\0" + flags + "\0" + _ABI_HEADERS).encode()).hexdigest()[:20]
     _CACHE.mkdir(exist_ok=True)
     so = _CACHE / f"{h}-{variant.name}.so"
     if not so.exists():
