@@ -54,6 +54,8 @@ def _finish(res, x, axes, keepdims, out):
     return res
 
 
+# the reductions whose value over one element is that element (the copy shortcut)
+_ONE_IS_ITSELF = ("row_sum", "row_max", "row_min", "row_prod")
 # row kernel -> its column twin (ops/reduce_col.py), float dtypes only
 _COLUMN = {"row_sum": "col_sum", "row_max": "col_max", "row_min": "col_min"}
 _BC = {"row_sum": 64, "row_max": 256, "row_min": 256}   # columns per program of the col_* kernels
@@ -131,10 +133,12 @@ def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, em
         if empty is None:
             raise ValueError(f"tl.ops.{op}: zero-size reduction over axes {axes} of shape {x.shape}")
         res[...] = empty
-    elif res.size and count == 1:
-        # one element per output (a reduced axis of length 1): the reduction of one value is
-        # itself (NumPy's too, -0.0 included); a copy instead of one program per element
+    elif res.size and count == 1 and kernel in _ONE_IS_ITSELF:
+        # one element per output (a reduced axis of length 1): the sum, max, min or product of
+        # one value is itself (NumPy's too, -0.0 included); a copy instead of one program each
         np.copyto(res, x.reshape(kshape))
+    elif res.size and count == 1 and kernel in ("row_argmax", "row_argmin"):
+        res[...] = 0                      # the index of the only element
     elif res.size:
         x2 = _leading(x, axes) if kernel in _COLUMN and dt in _FLOATS else None
         if x2 is not None:

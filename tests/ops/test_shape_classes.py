@@ -176,3 +176,15 @@ def test_short_rows(n, dtype):
     np.testing.assert_array_equal(T.max(x, axis=-1), x.max(1))
     np.testing.assert_array_equal(T.min(x, axis=1, keepdims=True), x.min(1, keepdims=True))
     np.testing.assert_array_equal(T.softmax(x.T, axis=0), T.softmax(np.ascontiguousarray(x), axis=1).T)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_arg_reductions_over_a_length_one_axis(dtype):
+    # the one-element shortcut is a copy of the value for sum/max/min/prod, an index 0 here
+    x = np.array([[7], [9], [-3]], dtype)
+    for f in (T.argmax, T.argmin):
+        np.testing.assert_array_equal(f(x, axis=1), np.zeros(3, np.int64))
+        np.testing.assert_array_equal(f(x, axis=1, keepdims=True), np.zeros((3, 1), np.int64))
+        assert f(np.array([5], dtype)) == 0
+    np.testing.assert_array_equal(T.argmin(x, axis=1, select_last_index=True), np.zeros(3, np.int64))
+    np.testing.assert_array_equal(T.prod(x.astype(np.float32), axis=1), x[:, 0].astype(np.float32))
