@@ -123,6 +123,9 @@ def _reduce(kernel, op, x, axis, keepdims, out, allowed=_FLOATS, out_dt=None, em
     x, dt = _arr(x, "x", op, allowed)
     axes = _axes(axis, x.ndim, op)
     kshape = tuple(x.shape[i] for i in range(x.ndim) if i not in axes)
+    if out is not None:   # exactly the result's shape and dtype, as every tl.ops out= (no broadcast, no cast)
+        fshape = tuple(1 if i in axes else n for i, n in enumerate(x.shape)) if keepdims else kshape
+        _o._out(out, fshape, np.dtype(out_dt or x.dtype), op)
     # the caller's out itself when it is exactly the result array (C-contiguous, no keepdims)
     direct = (not keepdims and isinstance(out, np.ndarray) and out.shape == kshape and out.flags.c_contiguous
               and out.dtype == np.dtype(out_dt or x.dtype) and out.flags.writeable
@@ -163,7 +166,7 @@ def mean(x, axis=None, keepdims=False, out=None):
     r = _o.div(np.asarray(s, np.float32), np.asarray(np.float32(n) if n else np.float32("nan"), np.float32))
     r = _o.cast(r, dt) if dt != "float32" else r
     if out is not None:
-        np.copyto(out, r)
+        np.copyto(_o._out(out, r.shape, np.dtype(r.dtype), "mean"), r)
         return out
     return r
 

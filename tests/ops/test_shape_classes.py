@@ -188,3 +188,20 @@ def test_arg_reductions_over_a_length_one_axis(dtype):
         assert f(np.array([5], dtype)) == 0
     np.testing.assert_array_equal(T.argmin(x, axis=1, select_last_index=True), np.zeros(3, np.int64))
     np.testing.assert_array_equal(T.prod(x.astype(np.float32), axis=1), x[:, 0].astype(np.float32))
+
+
+def test_reduction_out_must_match_exactly_on_every_route():
+    x = _x((4, 5), 20)
+    cases = [(T.sum, dict(axis=(0, 1)), np.empty((), np.float16), TypeError),
+             (T.sum, dict(axis=None), np.empty((3,), np.float32), ValueError),
+             (T.max, dict(axis=0, keepdims=True), np.empty(5, np.float32), ValueError),
+             (T.mean, dict(axis=0), np.empty(5, np.float16), TypeError),
+             (T.sum, dict(axis=(0,)), np.empty(4, np.float32), ValueError)]
+    for f, kw, out, err in cases:
+        with pytest.raises(err, match="argument 'out' has"):
+            f(x, out=out, **kw)
+    good = np.empty((1, 5), np.float32)
+    assert T.max(x, axis=0, keepdims=True, out=good) is good
+    np.testing.assert_array_equal(good, x.max(0, keepdims=True))
+    s = np.empty((), np.float32)
+    assert T.sum(x, axis=(0, 1), out=s) is s
