@@ -23,7 +23,8 @@ BSPECS = [dict(DT=tl.int8), dict(DT=tl.float16), dict(DT=tl.bfloat16), dict(DT=t
 @tl.kernel(grid=lambda x, out: (out.shape[0] * out.shape[1] * out.shape[2] * out.shape[3],
                                 tl.cdiv(out.shape[4], 4), tl.cdiv(out.shape[5], 128)),
            specializations=BSPECS)
-def copy6(x: tl.tensor(DT, 6), out: tl.tensor(DT, 6), DT: tl.constexpr = tl.int32,
+def copy6(x: tl.tensor(DT, ("A", "B", "C", "D", "E", "F")), out: tl.tensor(DT, ("A", "B", "C", "D", "E", "F")),
+          DT: tl.constexpr = tl.int32,
           BM: tl.constexpr = 4, BN: tl.constexpr = 128):
     """out[...] = x[...]."""
     p = tl.program_id(0)

@@ -43,6 +43,8 @@ CASES = [
      "kernel add__DT_float32: argument 'y' axis 1 (N) is 33 but argument 'x' axis 1 (N) is 32"),
     ("matmul__DT_float32", lambda: (f32(2, 8, 16), f32(3, 16, 4), f32(2, 8, 4)),
      "kernel matmul__DT_float32: argument 'b' axis 0 (Z) is 3 but argument 'a' axis 0 (Z) is 2"),
+    ("copy6__DT_int32", lambda: (np.zeros((1, 1, 1, 1, 4, 7), np.int32), np.zeros((1, 1, 1, 1, 4, 8), np.int32)),
+     "kernel copy6__DT_int32: argument 'out' axis 5 (F) is 8 but argument 'x' axis 5 (F) is 7"),
 ]
 
 
