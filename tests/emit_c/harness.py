@@ -10,7 +10,9 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
+from host_cpu import skip_unless_runs_here
 from tlc.emit_c import emit_bundle
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
@@ -126,6 +128,7 @@ def compile_bundle(kernels, isa) -> Path:
     h = hashlib.sha256((src + "\0" + flags + "\0" + _ABI_HEADERS).encode()).hexdigest()[:20]
     _CACHE.mkdir(exist_ok=True)
     so = _CACHE / f"{h}-{variant.name}.so"
+    _VARIANT_OF[so] = variant
     if not so.exists():
         c = _CACHE / f"{h}-{variant.name}.c"
         c.write_text(src)
@@ -171,8 +174,14 @@ class Bundle(C.Structure):
                 ("kernels", C.POINTER(KDesc)), ("target", C.c_char_p), ("features", C.c_char_p)]
 
 
+_VARIANT_OF: dict[Path, object] = {}
+
+
 class Loaded:
-    def __init__(self, so: Path):
+    def __init__(self, so: Path, variant=None):
+        variant = variant or _VARIANT_OF.get(Path(so))
+        if variant is not None:
+            skip_unless_runs_here(variant)
         self.lib = C.CDLL(str(so))
         q = self.lib.tl_bundle_query
         q.restype = C.POINTER(Bundle)
