@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "device.h"
 
 #define TL_STACK_ARGS 32
 
@@ -60,6 +60,20 @@ static tl_status_t arg_error(const tl_kernel_t* k, uint32_t p, const char* fmt, 
                        k->desc->name, k->desc->params[p].name, p, detail);
 }
 
+/* The tensor's DLPack device is not one the package's device takes: names both devices. */
+static tl_status_t device_mismatch(const tl_kernel_t* k, uint32_t p, const DLTensor* t) {
+  const tl_package_t* pkg = k->package;
+  char got[64], want[192], buf[32], takes[160];
+  snprintf(got, sizeof got, "%s:%d", tl__dl_device_name((int32_t)t->device.device_type, buf, sizeof buf),
+           (int)t->device.device_id);
+  tl__device_accepted(pkg->device, takes, sizeof takes);
+  if (pkg->check_device_id)
+    snprintf(want, sizeof want, "'%s' (device id %d, takes %s tensors)", pkg->device->name, (int)pkg->device_id, takes);
+  else
+    snprintf(want, sizeof want, "'%s' (takes %s tensors)", pkg->device->name, takes);
+  return arg_error(k, p, "is on device %s but the kernel's bundle runs on device %s", got, want);
+}
+
 /* A written tensor whose distinct indices reach the same element: a stride of 0 on an axis of
  * extent > 1, or (sorting axes by |stride|) an axis whose stride does not step past the whole span
  * of the smaller axes. The sorted test is exact for the common layouts and conservative otherwise. */
@@ -101,10 +115,11 @@ static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTens
   const tl_param_t* prm = &k->desc->params[p];
   char want[64], got[64];
   if (t == NULL) return arg_error(k, p, "expected a %s tensor, got NULL%s", dtype_names[prm->dtype], "");
-  if (t->device.device_type != kDLCPU) {
-    snprintf(got, sizeof got, "%d", (int)t->device.device_type);
-    return arg_error(k, p, "expected a CPU tensor (device type kDLCPU), got device type %s%s", got, "");
-  }
+  const tl_package_t* pkg = k->package;
+  const int32_t dt = (int32_t)t->device.device_type;
+  if (__builtin_expect(!((uint32_t)dt < 64 && ((pkg->accepted_mask >> dt) & 1)) ||
+                           (pkg->check_device_id && t->device.device_id != pkg->device_id), 0))
+    return device_mismatch(k, p, t);
   if (!dtype_matches(prm->dtype, t->dtype)) {
     format_dltype(t->dtype, got, sizeof got);
     return arg_error(k, p, "expected dtype %s, got %s", dtype_names[prm->dtype], got);
@@ -350,7 +365,9 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   if (total == 0) goto done;
 
   tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes};
-  int32_t r = tl__run_job(rt, &job);
+  const tl_device_t* dev = kernel->package->device;
+  int32_t r = dev->launch(rt, &job);
+  if (r == 0 && dev->synchronize != NULL) r = dev->synchronize(rt);
   if (r == TL_JOB_ENOMEM)
     st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory allocating %llu bytes of workspace",
                        desc->name, (unsigned long long)desc->workspace_bytes);
