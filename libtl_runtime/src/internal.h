@@ -125,6 +125,9 @@ struct tl_package {
   uint64_t accepted_mask;              /* device->accepted_mask: the DLPack device types a launch takes */
   int32_t device_id;                   /* the DLPack device_id it runs on */
   int32_t check_device_id;             /* device->check_device_id */
+  int32_t fast_device_type;            /* the device's own DLPack type when any device_id will do (the
+                                          CPU's kDLCPU), else -1: a tensor of this type needs no other
+                                          device test at launch */
   const tl_bundle_t* bundle;
   char* target;
   uint32_t num_kernels;

@@ -60,6 +60,15 @@ static tl_status_t arg_error(const tl_kernel_t* k, uint32_t p, const char* fmt, 
                        k->desc->name, k->desc->params[p].name, p, detail);
 }
 
+/* The launch path's device test: a tensor whose DLPack device type is the package's
+ * fast_device_type (tl_package_t) passes with one compare; every other tensor is checked here
+ * against the device's accepted types and device id. */
+static int device_ok(const tl_package_t* pkg, const DLTensor* t) {
+  const uint32_t dt = (uint32_t)t->device.device_type;
+  if (dt >= 64 || ((pkg->accepted_mask >> dt) & 1) == 0) return 0;
+  return !pkg->check_device_id || t->device.device_id == pkg->device_id;
+}
+
 /* The tensor's DLPack device is not one the package's device takes: names both devices. */
 static tl_status_t device_mismatch(const tl_kernel_t* k, uint32_t p, const DLTensor* t) {
   const tl_package_t* pkg = k->package;
@@ -111,14 +120,11 @@ static tl_status_t check_self_overlap(const tl_kernel_t* k, uint32_t p, const in
 }
 
 static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTensor* t, tl_tensor_t* out,
-                                  tl_extent_t* ext) {
+                                  tl_extent_t* ext, int32_t fast_type) {
   const tl_param_t* prm = &k->desc->params[p];
   char want[64], got[64];
   if (t == NULL) return arg_error(k, p, "expected a %s tensor, got NULL%s", dtype_names[prm->dtype], "");
-  const tl_package_t* pkg = k->package;
-  const int32_t dt = (int32_t)t->device.device_type;
-  if (__builtin_expect(!((uint32_t)dt < 64 && ((pkg->accepted_mask >> dt) & 1)) ||
-                           (pkg->check_device_id && t->device.device_id != pkg->device_id), 0))
+  if (__builtin_expect((int32_t)t->device.device_type != fast_type, 0) && !device_ok(k->package, t))
     return device_mismatch(k, p, t);
   if (!dtype_matches(prm->dtype, t->dtype)) {
     format_dltype(t->dtype, got, sizeof got);
@@ -294,9 +300,11 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   }
   tl_status_t st = TL_OK;
   uint32_t ntensors = 0;
+  const tl_package_t* pkg = kernel->package;
+  const int32_t fast_type = pkg->fast_device_type;
   for (uint32_t i = 0; i < num_args; ++i) {
     if (desc->params[i].kind == TL_PARAM_TENSOR) {
-      st = convert_tensor(kernel, i, args[i].tensor, &tensors[ntensors], &ext[ntensors]);
+      st = convert_tensor(kernel, i, args[i].tensor, &tensors[ntensors], &ext[ntensors], fast_type);
       if (st != TL_OK) goto done;
       cargs[i].tensor = &tensors[ntensors];
       ntensors++;
@@ -365,7 +373,7 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   if (total == 0) goto done;
 
   tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes};
-  const tl_device_t* dev = kernel->package->device;
+  const tl_device_t* dev = pkg->device;
   int32_t r = dev->launch(rt, &job);
   if (r == 0 && dev->synchronize != NULL) r = dev->synchronize(rt);
   if (r == TL_JOB_ENOMEM)

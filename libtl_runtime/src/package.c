@@ -440,6 +440,7 @@ tl_status_t tl__package_from_payload(tl_runtime_t* rt, const tl_device_t* dev, i
   pkg->accepted_mask = dev->accepted_mask;
   pkg->device_id = dev->check_device_id ? device_id : 0;
   pkg->check_device_id = dev->check_device_id;
+  pkg->fast_device_type = dev->check_device_id ? -1 : dev->dl_device_type;
   const tl_bundle_t* b = payload->bundle;
   tl_status_t st = check_bundle_table(rt, what, b);
   if (st != TL_OK) {
