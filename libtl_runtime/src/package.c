@@ -639,23 +639,24 @@ static tl_status_t open_checked(tl_runtime_t* runtime, const char* path, const t
   return package_open(runtime, path, &opts, out_package);
 }
 
-TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+/* The entry of tl_package_open and tl_package_open_ex (fn names it in messages). */
+static tl_status_t open_entry(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
+                              tl_package_t** out_package, const char* fn) {
   if (out_package != NULL) *out_package = NULL;
-  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open");
+  tl_status_t st = tl__runtime_enter(runtime, fn);
   if (st != TL_OK) return st;
-  st = open_checked(runtime, path, NULL, out_package, "tl_package_open");
+  st = open_checked(runtime, path, options, out_package, fn);
   tl__runtime_leave(runtime);
   return st;
 }
 
+TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+  return open_entry(runtime, path, NULL, out_package, "tl_package_open");
+}
+
 TL_API tl_status_t tl_package_open_ex(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
                                       tl_package_t** out_package) {
-  if (out_package != NULL) *out_package = NULL;
-  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open_ex");
-  if (st != TL_OK) return st;
-  st = open_checked(runtime, path, options, out_package, "tl_package_open_ex");
-  tl__runtime_leave(runtime);
-  return st;
+  return open_entry(runtime, path, options, out_package, "tl_package_open_ex");
 }
 
 static tl_status_t package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
