@@ -219,3 +219,28 @@ def test_fake_device_format_is_per_device(tmp_path, bundle_bytes, use_fake):
     st, msg, _, _, _ = run(use_fake, p, device_type=kDLExtDev)
     assert st == TL_ERROR_UNSUPPORTED
     assert "bundle 'fakebundle' is format 'elf-shared-object' which device 'fake' does not load (it loads: fake-elf)" in msg
+
+
+def test_ctypes_device_queries(package_path):
+    """tl_package_open_ex and tl_package_device (a DLDevice by value) through the ctypes mirror of
+    tl/_runtime.py."""
+    import ctypes
+    import tl._runtime as R
+    lib = R._library()
+    rt, handle = ctypes.c_void_p(), ctypes.c_void_p()
+    assert lib.tl_runtime_create(None, ctypes.byref(rt)) == TL_OK
+    opts = R.tl_package_open_options_t()
+    lib.tl_package_open_options_initialize(ctypes.byref(opts))
+    assert (opts.struct_size, opts.device_type, opts.device_id) == (ctypes.sizeof(opts), kDLCPU, 0)
+    try:
+        assert lib.tl_package_open_ex(rt, str(package_path).encode(), ctypes.byref(opts), ctypes.byref(handle)) == TL_OK
+        d = lib.tl_package_device(handle)
+        assert (d.device_type, d.device_id) == (kDLCPU, 0)
+        assert lib.tl_package_device_name(handle) == b"cpu"
+        assert lib.tl_package_release(handle) == TL_OK
+        gone = lib.tl_package_device(handle)            # released: {0, 0} and a message
+        assert (gone.device_type, gone.device_id) == (0, 0)
+        assert lib.tl_package_device_name(None) == b""
+        assert b"tl_package_device_name: package is NULL" in lib.tl_runtime_last_error(None)
+    finally:
+        lib.tl_runtime_release(rt)

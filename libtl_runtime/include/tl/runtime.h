@@ -59,7 +59,7 @@
  *     alive (through the handle given or its package: a package keeps its runtime alive, so the
  *     messages of its launches stay on it); the handle-less one when it did not (a failed
  *     tl_runtime_create, a NULL, released or foreign handle). Every success that says so clears
- *     the runtime's: tl_package_open, tl_package_open_bundle, tl_kernel_launch and
+ *     the runtime's: tl_package_open, tl_package_open_ex, tl_package_open_bundle, tl_kernel_launch and
  *     tl_runtime_set_num_threads. A successful tl_runtime_create clears the handle-less one.
  *   - tl_runtime_last_error(rt) returns the newer of the two (by a per-thread sequence stamp
  *     on every set and clear): after a failed call with a NULL kernel it shows that failure, not an
