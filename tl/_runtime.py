@@ -170,6 +170,10 @@ class tl_launch_options_t(Structure):
     _fields_ = [("struct_size", c_uint32), ("has_grid", c_int32), ("grid", c_int64 * TL_MAX_GRID)]
 
 
+class tl_package_open_options_t(Structure):
+    _fields_ = [("struct_size", c_uint32), ("device_type", c_int32), ("device_id", c_int32)]
+
+
 class tl_value_t(Structure):
     _fields_ = [("tensor", POINTER(DLTensor)), ("i64", c_int64), ("f64", c_double)]
 
@@ -177,7 +181,7 @@ class tl_value_t(Structure):
 STRUCTS = {c.__name__: c for c in (DLDevice, DLDataType, DLTensor, DLPackVersion, DLManagedTensor,
                                    DLManagedTensorVersioned, tl_param_t, tl_tensor_t, tl_arg_t, tl_grid_t,
                                    tl_kernel_desc_t, tl_host_env_t, tl_bundle_t, tl_runtime_options_t,
-                                   tl_launch_options_t, tl_value_t)}
+                                   tl_launch_options_t, tl_package_open_options_t, tl_value_t)}
 
 _rt_p, _pkg_p, _kernel_p = c_void_p, c_void_p, c_void_p
 # name -> (restype, argtypes), every function of runtime.h
@@ -193,10 +197,14 @@ FUNCTIONS = {
     "tl_runtime_cpu_features": (c_char_p, [_rt_p]),
     "tl_runtime_version": (c_char_p, []),
     "tl_package_open": (c_int32, [_rt_p, c_char_p, POINTER(_pkg_p)]),
+    "tl_package_open_options_initialize": (None, [POINTER(tl_package_open_options_t)]),
+    "tl_package_open_ex": (c_int32, [_rt_p, c_char_p, POINTER(tl_package_open_options_t), POINTER(_pkg_p)]),
     "tl_package_open_bundle": (c_int32, [_rt_p, c_char_p, POINTER(_pkg_p)]),
     "tl_package_retain": (c_int32, [_pkg_p]),
     "tl_package_release": (c_int32, [_pkg_p]),
     "tl_package_target": (c_char_p, [_pkg_p]),
+    "tl_package_device": (DLDevice, [_pkg_p]),
+    "tl_package_device_name": (c_char_p, [_pkg_p]),
     "tl_package_kernel_count": (c_uint32, [_pkg_p]),
     "tl_package_kernel_name": (c_char_p, [_pkg_p, c_uint32]),
     "tl_package_kernel": (c_int32, [_pkg_p, c_char_p, POINTER(_kernel_p)]),

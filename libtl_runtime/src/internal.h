@@ -104,12 +104,30 @@ struct tl_kernel {                     /* a shell of its own, owned by the packa
   char name[TL_KERNEL_NAME_KEPT];      /* for messages once the package (and desc) is gone; truncated */
 };
 
+/* A payload loaded by a device (device.h): the device's own state plus the kernel table the bundle
+ * exports. */
+typedef struct {
+  void* handle;                        /* the device's (CPU: the dlopen handle), NULL when none */
+  int fd;                              /* CPU: the memfd kept open while loaded so /proc/self/fd/N stays
+                                          unique; -1 when none */
+  void* state;                         /* other device state, owned by the device */
+  const tl_bundle_t* bundle;           /* the kernel table (tl_bundle_query's answer), NULL when none */
+} tl_payload_t;
+
+struct tl_device;
+
 struct tl_package {
   tl_shell_hdr_t shell;
   _Atomic uint64_t life;               /* user references << 32 | running launches and calls */
   tl_runtime_t* runtime;               /* holds one inner reference of it while the package lives */
-  void* dl_handle;
-  int memfd;                           /* kept open while loaded so /proc/self/fd/N stays unique; -1 if none */
+  const struct tl_device* device;      /* the chosen bundle's device (device.h) */
+  tl_payload_t payload;                /* what the device loaded */
+  uint64_t accepted_mask;              /* device->accepted_mask: the DLPack device types a launch takes */
+  int32_t device_id;                   /* the DLPack device_id it runs on */
+  int32_t check_device_id;             /* device->check_device_id */
+  int32_t fast_device_type;            /* the device's own DLPack type when any device_id will do (the
+                                          CPU's kDLCPU), else -1: a tensor of this type needs no other
+                                          device test at launch */
   const tl_bundle_t* bundle;
   char* target;
   uint32_t num_kernels;
@@ -187,9 +205,9 @@ void tl__package_free(tl_package_t* pkg);
  * a truncated ZIP: where it ends and what is missing); "" when there is nothing to add. */
 void tl__describe_zip(const char* path, long long size, char* out, size_t cap);
 
-/* bundle loading (package.c) */
-tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what,
-                                    tl_package_t** out);
+/* bundle loading (package.c): takes ownership of payload (released on failure); dev loaded it */
+tl_status_t tl__package_from_payload(tl_runtime_t* rt, const struct tl_device* dev, int32_t device_id,
+                                     tl_payload_t* payload, const char* what, tl_package_t** out);
 
 #define TL_JOB_ENOMEM (-1001)
 

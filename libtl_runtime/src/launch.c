@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "device.h"
 
 #define TL_STACK_ARGS 32
 
@@ -60,6 +60,29 @@ static tl_status_t arg_error(const tl_kernel_t* k, uint32_t p, const char* fmt, 
                        k->desc->name, k->desc->params[p].name, p, detail);
 }
 
+/* The launch path's device test: a tensor whose DLPack device type is the package's
+ * fast_device_type (tl_package_t) passes with one compare; every other tensor is checked here
+ * against the device's accepted types and device id. */
+static int device_ok(const tl_package_t* pkg, const DLTensor* t) {
+  const uint32_t dt = (uint32_t)t->device.device_type;
+  if (dt >= 64 || ((pkg->accepted_mask >> dt) & 1) == 0) return 0;
+  return !pkg->check_device_id || t->device.device_id == pkg->device_id;
+}
+
+/* The tensor's DLPack device is not one the package's device takes: names both devices. */
+static tl_status_t device_mismatch(const tl_kernel_t* k, uint32_t p, const DLTensor* t) {
+  const tl_package_t* pkg = k->package;
+  char got[64], want[192], buf[32], takes[160];
+  snprintf(got, sizeof got, "%s:%d", tl__dl_device_name((int32_t)t->device.device_type, buf, sizeof buf),
+           (int)t->device.device_id);
+  tl__device_accepted(pkg->device, takes, sizeof takes);
+  if (pkg->check_device_id)
+    snprintf(want, sizeof want, "'%s' (device id %d, takes %s tensors)", pkg->device->name, (int)pkg->device_id, takes);
+  else
+    snprintf(want, sizeof want, "'%s' (takes %s tensors)", pkg->device->name, takes);
+  return arg_error(k, p, "is on device %s but the kernel's bundle runs on device %s", got, want);
+}
+
 /* A written tensor whose distinct indices reach the same element: a stride of 0 on an axis of
  * extent > 1, or (sorting axes by |stride|) an axis whose stride does not step past the whole span
  * of the smaller axes. The sorted test is exact for the common layouts and conservative otherwise. */
@@ -97,14 +120,12 @@ static tl_status_t check_self_overlap(const tl_kernel_t* k, uint32_t p, const in
 }
 
 static tl_status_t convert_tensor(const tl_kernel_t* k, uint32_t p, const DLTensor* t, tl_tensor_t* out,
-                                  tl_extent_t* ext) {
+                                  tl_extent_t* ext, int32_t fast_type) {
   const tl_param_t* prm = &k->desc->params[p];
   char want[64], got[64];
   if (t == NULL) return arg_error(k, p, "expected a %s tensor, got NULL%s", dtype_names[prm->dtype], "");
-  if (t->device.device_type != kDLCPU) {
-    snprintf(got, sizeof got, "%d", (int)t->device.device_type);
-    return arg_error(k, p, "expected a CPU tensor (device type kDLCPU), got device type %s%s", got, "");
-  }
+  if (__builtin_expect((int32_t)t->device.device_type != fast_type, 0) && !device_ok(k->package, t))
+    return device_mismatch(k, p, t);
   if (!dtype_matches(prm->dtype, t->dtype)) {
     format_dltype(t->dtype, got, sizeof got);
     return arg_error(k, p, "expected dtype %s, got %s", dtype_names[prm->dtype], got);
@@ -279,9 +300,11 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   }
   tl_status_t st = TL_OK;
   uint32_t ntensors = 0;
+  const tl_package_t* pkg = kernel->package;
+  const int32_t fast_type = pkg->fast_device_type;
   for (uint32_t i = 0; i < num_args; ++i) {
     if (desc->params[i].kind == TL_PARAM_TENSOR) {
-      st = convert_tensor(kernel, i, args[i].tensor, &tensors[ntensors], &ext[ntensors]);
+      st = convert_tensor(kernel, i, args[i].tensor, &tensors[ntensors], &ext[ntensors], fast_type);
       if (st != TL_OK) goto done;
       cargs[i].tensor = &tensors[ntensors];
       ntensors++;
@@ -350,7 +373,9 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   if (total == 0) goto done;
 
   tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes};
-  int32_t r = tl__run_job(rt, &job);
+  const tl_device_t* dev = pkg->device;
+  int32_t r = dev->launch(rt, &job);
+  if (r == 0 && dev->synchronize != NULL) r = dev->synchronize(rt);
   if (r == TL_JOB_ENOMEM)
     st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory allocating %llu bytes of workspace",
                        desc->name, (unsigned long long)desc->workspace_bytes);

@@ -1,19 +1,18 @@
-/* package.c - opening .tlpkg archives (libarchive + jansson + SHA-256) and bundles (dlopen). */
+/* package.c - opening .tlpkg archives (libarchive + jansson + SHA-256): the manifest's checks,
+ * then the chosen bundle (select.c) loaded by its device (device.h) into a package. */
 #ifndef TL_NO_PACKAGE_READER
 #include <archive.h>
 #include <archive_entry.h>
 #include <jansson.h>
 #include <openssl/evp.h>
 #endif
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "internal.h"
+#include "select.h"
 
 #ifndef TL_NO_PACKAGE_READER
 #define TL_MAX_ENTRY_BYTES ((int64_t)1 << 30)
@@ -425,28 +424,24 @@ static int plan_dim_checks(tl_runtime_t* rt, tl_kernel_t* k) {
   return 0;
 }
 
-/* Takes ownership of handle and memfd (closed on failure). The caller has entered rt. */
-tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, const char* what, tl_package_t** out) {
+/* Takes ownership of payload (released through dev on failure). The caller has entered rt. */
+tl_status_t tl__package_from_payload(tl_runtime_t* rt, const tl_device_t* dev, int32_t device_id, tl_payload_t* payload,
+                                     const char* what, tl_package_t** out) {
   tl_package_t* pkg = (tl_package_t*)tl__shell_new(TL_SHELL_PACKAGE);
   if (pkg == NULL) {
-    dlclose(handle);
-    if (memfd >= 0) close(memfd);
+    dev->release_payload(rt, payload);
     return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
   }
   atomic_init(&pkg->life, TL_LIFE_USER);
   tl__life_hold(&rt->life);
   pkg->runtime = rt;
-  pkg->dl_handle = handle;
-  pkg->memfd = memfd;
-  tl_bundle_query_fn_t query = NULL;
-  void* sym = dlsym(handle, TL_BUNDLE_QUERY_SYMBOL);
-  memcpy(&query, &sym, sizeof query);
-  if (query == NULL) {
-    tl__package_free(pkg);
-    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle does not export %s", what, TL_BUNDLE_QUERY_SYMBOL);
-  }
-  static const tl_host_env_t env = {sizeof(tl_host_env_t), TL_BUNDLE_ABI_VERSION, NULL};
-  const tl_bundle_t* b = query(TL_BUNDLE_ABI_VERSION, &env);
+  pkg->device = dev;
+  pkg->payload = *payload;
+  pkg->accepted_mask = dev->accepted_mask;
+  pkg->device_id = dev->check_device_id ? device_id : 0;
+  pkg->check_device_id = dev->check_device_id;
+  pkg->fast_device_type = dev->check_device_id ? -1 : dev->dl_device_type;
+  const tl_bundle_t* b = payload->bundle;
   tl_status_t st = check_bundle_table(rt, what, b);
   if (st != TL_OK) {
     tl__package_free(pkg);
@@ -493,53 +488,13 @@ tl_status_t tl__package_from_handle(tl_runtime_t* rt, void* handle, int memfd, c
 }
 
 #ifndef TL_NO_PACKAGE_READER
-static tl_status_t load_from_memory(tl_runtime_t* rt, const char* what, const char* variant, const unsigned char* data,
-                                    size_t size, tl_package_t** out) {
-  tl_status_t est = tl__check_elf(rt, what, variant, data, size);
-  if (est != TL_OK) return est;
-  char label[96];
-  snprintf(label, sizeof label, "tl-bundle:%s", variant);
-  int fd = memfd_create(label, MFD_CLOEXEC);
-  if (fd < 0)
-    return tl__set_error(rt, TL_ERROR_INTERNAL, "%s: memfd_create failed: %s", what, strerror(errno));
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      close(fd);
-      return tl__set_error(rt, TL_ERROR_INTERNAL, "%s: writing the bundle to memory failed: %s", what, strerror(err));
-    }
-    done += (size_t)n;
-  }
-  char fdpath[64];
-  snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", fd);
-  void* handle = dlopen(fdpath, RTLD_NOW | RTLD_LOCAL);
-  if (handle == NULL) {
-    const char* err = dlerror();
-    close(fd);
-    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: cannot load bundle '%s': %s", what, variant,
-                         err ? err : "dlopen failed");
-  }
-  return tl__package_from_handle(rt, handle, fd, what, out);
-}
-
 /* ------------------------------------------------------------------------------------------ */
 
-static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+static tl_status_t package_open(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* opts,
+                                tl_package_t** out_package);
 
-TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
-  if (out_package != NULL) *out_package = NULL;
-  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open");
-  if (st != TL_OK) return st;
-  st = out_package == NULL ? tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "tl_package_open: out_package is NULL")
-                           : package_open(runtime, path, out_package);
-  tl__runtime_leave(runtime);
-  return st;
-}
-
-static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+static tl_status_t package_open(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* opts,
+                                tl_package_t** out_package) {
   if (path == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "tl_package_open: path is NULL");
   struct stat sb;
   if (stat(path, &sb) != 0)
@@ -613,50 +568,25 @@ static tl_status_t package_open(tl_runtime_t* runtime, const char* path, tl_pack
     st = verify_payload(runtime, path, &entries, json_array_get(files, i), "files", NULL);
     if (st != TL_OK) goto done;
   }
-  const tl_entry_t* best = NULL;
-  const char* best_variant = NULL;
-  long long best_priority = 0;
-  char available[512] = "";
+  tl_selection_t sel;
+  tl__selection_init(&sel, opts->device_type);
   for (size_t i = 0; i < json_array_size(bundles); ++i) {
-    json_t* b = json_array_get(bundles, i);
-    const tl_entry_t* e = NULL;
-    st = verify_payload(runtime, path, &entries, b, "bundles", &e);
+    st = verify_payload(runtime, path, &entries, json_array_get(bundles, i), "bundles", NULL);
     if (st != TL_OK) goto done;
-    json_t* jvar = json_object_get(b, "variant");
-    json_t* jarch = json_object_get(b, "arch");
-    json_t* jfeat = json_object_get(b, "features");
-    json_t* jprio = json_object_get(b, "priority");
-    if (!json_is_string(jvar) || !json_is_string(jarch) || (jfeat && !json_is_array(jfeat)) ||
-        (jprio && !json_is_integer(jprio))) {
-      st = tl__set_error(runtime, TL_ERROR_BAD_PACKAGE,
-                         "%s: manifest bundle %zu needs string 'variant' and 'arch', array 'features', integer 'priority'",
-                         path, i);
-      goto done;
-    }
-    size_t alen = strlen(available);
-    snprintf(available + alen, sizeof available - alen, "%s%s", alen ? ", " : "", json_string_value(jvar));
-    if (strcmp(json_string_value(jarch), tl__host_arch()) != 0) continue;
-    int ok = 1;
-    for (size_t f = 0; jfeat && f < json_array_size(jfeat); ++f) {
-      json_t* jf = json_array_get(jfeat, f);
-      if (!json_is_string(jf) || !tl__has_feature(runtime->cpu_features, json_string_value(jf))) ok = 0;
-    }
-    if (!ok) continue;
-    long long prio = jprio ? json_integer_value(jprio) : 0;
-    if (best == NULL || prio > best_priority) {
-      best = e;
-      best_variant = json_string_value(jvar);
-      best_priority = prio;
-    }
+    st = tl__selection_consider(runtime, path, i, json_array_get(bundles, i), &sel);
+    if (st != TL_OK) goto done;
   }
-  if (best == NULL) {
-    st = tl__set_error(runtime, TL_ERROR_UNSUPPORTED,
-                       "%s: no bundle for this machine (arch %s, CPU features %s); package has: %s", path,
-                       tl__host_arch(), runtime->cpu_features, available);
+  if (!sel.found) {
+    st = tl__selection_refuse(runtime, path, &sel);
     goto done;
   }
+  const tl_entry_t* best =
+      entries_find(&entries, json_string_value(json_object_get(json_array_get(bundles, sel.index), "path")));
+  tl_payload_t payload;
+  st = sel.device->load_payload(runtime, path, sel.variant, sel.format, best->data, best->size, &payload);
+  if (st != TL_OK) goto done;
   tl_package_t* pkg = NULL;
-  st = load_from_memory(runtime, path, best_variant, best->data, best->size, &pkg);
+  st = tl__package_from_payload(runtime, sel.device, opts->device_id, &payload, path, &pkg);
   if (st != TL_OK) goto done;
   st = check_kernels(runtime, path, json_object_get(root, "kernels"), pkg->bundle);
   if (st != TL_OK) {
@@ -671,16 +601,63 @@ done:
   return st;
 }
 #else /* TL_NO_PACKAGE_READER: a runtime built without libarchive/jansson/libcrypto */
-TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
-  if (out_package != NULL) *out_package = NULL;
-  tl_status_t st = tl__runtime_enter(runtime, "tl_package_open");
-  if (st != TL_OK) return st;
-  tl__runtime_leave(runtime);
+static tl_status_t package_open(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* opts,
+                                tl_package_t** out_package) {
+  (void)opts;
+  (void)out_package;
   return tl__set_error(runtime, TL_ERROR_UNSUPPORTED,
                        "%s: this libtl_runtime was built without the package reader (PACKAGE_READER=0); "
                        "extract the bundle and use tl_package_open_bundle", path ? path : "(null)");
 }
 #endif
+
+TL_API void tl_package_open_options_initialize(tl_package_open_options_t* options) {
+  if (options == NULL) return;
+  memset(options, 0, sizeof *options);
+  options->struct_size = (uint32_t)sizeof *options;
+  options->device_type = kDLCPU;
+}
+
+static tl_status_t open_checked(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
+                                tl_package_t** out_package, const char* fn) {
+  tl_package_open_options_t opts;
+  tl_package_open_options_initialize(&opts);
+  if (out_package == NULL) return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "%s: out_package is NULL", fn);
+  if (options != NULL) {
+    if (options->struct_size != sizeof opts)
+      return tl__set_error(runtime, TL_ERROR_VERSION,
+                           "%s: tl_package_open_options_t.struct_size is %u, but runtime %s takes %zu (call "
+                           "tl_package_open_options_initialize)", fn, options->struct_size, tl_runtime_version(),
+                           sizeof opts);
+    opts = *options;
+    if (opts.device_type != 0 && tl__device_by_type(opts.device_type) == NULL) {
+      char buf[32];
+      return tl__set_error(runtime, TL_ERROR_UNSUPPORTED, "%s: this runtime has no driver for DLPack device %s", fn,
+                           tl__dl_device_name(opts.device_type, buf, sizeof buf));
+    }
+  }
+  return package_open(runtime, path, &opts, out_package);
+}
+
+/* The entry of tl_package_open and tl_package_open_ex (fn names it in messages). */
+static tl_status_t open_entry(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
+                              tl_package_t** out_package, const char* fn) {
+  if (out_package != NULL) *out_package = NULL;
+  tl_status_t st = tl__runtime_enter(runtime, fn);
+  if (st != TL_OK) return st;
+  st = open_checked(runtime, path, options, out_package, fn);
+  tl__runtime_leave(runtime);
+  return st;
+}
+
+TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package) {
+  return open_entry(runtime, path, NULL, out_package, "tl_package_open");
+}
+
+TL_API tl_status_t tl_package_open_ex(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
+                                      tl_package_t** out_package) {
+  return open_entry(runtime, path, options, out_package, "tl_package_open_ex");
+}
 
 static tl_status_t package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
 
@@ -702,15 +679,9 @@ static tl_status_t package_open_bundle(tl_runtime_t* runtime, const char* path, 
     return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: cannot open bundle: %s", path, strerror(errno));
   if (!S_ISREG(sb.st_mode))
     return tl__set_error(runtime, TL_ERROR_INVALID_ARGUMENT, "%s: not a regular file", path);
-  /* dlopen needs a path with a slash to avoid the library search path */
-  char* full = realpath(path, NULL);
-  if (full == NULL) return tl__set_error(runtime, TL_ERROR_NOT_FOUND, "%s: %s", path, strerror(errno));
-  void* handle = dlopen(full, RTLD_NOW | RTLD_LOCAL);
-  free(full);
-  if (handle == NULL) {
-    const char* err = dlerror();
-    return tl__set_error(runtime, TL_ERROR_BAD_PACKAGE, "%s: cannot load bundle: %s", path, err ? err : "dlopen failed");
-  }
-  return tl__package_from_handle(runtime, handle, -1, path, out_package);
+  tl_payload_t payload;
+  tl_status_t st = tl__device_cpu.load_file(runtime, path, &payload);
+  if (st != TL_OK) return st;
+  return tl__package_from_payload(runtime, &tl__device_cpu, 0, &payload, path, out_package);
 }
 

@@ -1,10 +1,8 @@
 /* package_life.c - a package's references (retain/release, entering calls), its end, and the
- * queries on it (target, kernels). */
-#include <dlfcn.h>
+ * queries on it (target, device, kernels). */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include "internal.h"
+#include "device.h"
 
 /* Frees what the package holds, kills its kernel shells and its own, and drops its reference
  * of the runtime. Called when the life word reaches 0, or on a failed open (never handed out). */
@@ -17,8 +15,7 @@ void tl__package_free(tl_package_t* pkg) {
       pkg->kernels[i]->checks = NULL;
       tl__shell_retire(TL_SHELL_KERNEL, pkg->kernels[i], TL_MAGIC_KERNEL_DEAD);
     }
-  if (pkg->dl_handle) dlclose(pkg->dl_handle);
-  if (pkg->memfd >= 0) close(pkg->memfd);
+  pkg->device->release_payload(rt, &pkg->payload);
   tl__free(rt, pkg->kernels);
   tl__free(rt, pkg->target);
   tl__shell_retire(TL_SHELL_PACKAGE, pkg, TL_MAGIC_PACKAGE_DEAD);
@@ -171,4 +168,23 @@ TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel) {
   const tl_kernel_desc_t* d = kernel->desc;
   tl__package_leave(pkg);
   return d;
+}
+
+TL_API DLDevice tl_package_device(const tl_package_t* package) {
+  DLDevice d = {(DLDeviceType)0, 0};
+  if (tl__package_enter(package, "tl_package_device") != TL_OK) return d;
+  tl_package_t* pkg = (tl_package_t*)package;
+  d.device_type = (DLDeviceType)pkg->device->dl_device_type;
+  d.device_id = pkg->device_id;
+  tl__package_leave(pkg);
+  return d;
+}
+
+/* The name is the device table's constant string: valid for the life of the library. */
+TL_API const char* tl_package_device_name(const tl_package_t* package) {
+  if (tl__package_enter(package, "tl_package_device_name") != TL_OK) return "";
+  tl_package_t* pkg = (tl_package_t*)package;
+  const char* name = pkg->device->name;
+  tl__package_leave(pkg);
+  return name;
 }

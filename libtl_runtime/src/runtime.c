@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "internal.h"
+#include "device.h"
 
 #define TL_STR2(x) #x
 #define TL_STR(x) TL_STR2(x)
@@ -32,17 +32,20 @@ static tl_runtime_t* tl_registry_head = NULL;
 static pthread_once_t tl_atfork_once = PTHREAD_ONCE_INIT;
 
 static void atfork_prepare(void) {
+  tl__devices_atfork_prepare();
   pthread_mutex_lock(&tl_registry_mutex);
   tl__shells_atfork_prepare();
 }
 static void atfork_parent(void) {
   tl__shells_atfork_parent();
   pthread_mutex_unlock(&tl_registry_mutex);
+  tl__devices_atfork_parent();
 }
 /* In the child only the forking thread exists: the pool's workers are gone and pool_mutex may be
  * held by a thread that no longer exists. Re-initialise the locks and start pools afresh. */
 static void atfork_child(void) {
   tl__shells_atfork_child();
+  tl__devices_atfork_child();
   pthread_mutex_init(&tl_registry_mutex, NULL);
   for (tl_runtime_t* rt = tl_registry_head; rt != NULL; rt = rt->fork_next) {
     pthread_mutex_init(&rt->pool_mutex, NULL);

@@ -14,8 +14,9 @@
  *     version since 0.6, so a plain DLTensor* works with any of them.
  *   - Nothing here is a function: including this header links nothing.
  *
- * What libtl_runtime accepts (tl_kernel_launch checks it; src/launch.c): a DLTensor on the CPU
- * (device.device_type == kDLCPU, any device_id), lanes == 1, strides in elements (NULL: C-contiguous),
+ * What libtl_runtime accepts (tl_kernel_launch checks it; src/launch.c): a DLTensor on the package's
+ * device (tl_package_device; for the CPU device.device_type kDLCPU, kDLCUDAHost or kDLROCMHost,
+ * any device_id), lanes == 1, strides in elements (NULL: C-contiguous),
  * byte_offset in bytes added to data, and per parameter dtype (tl_dtype_t of tl/bundle_abi.h):
  *     tl_dtype_t          DLDataType (code, bits)
  *     TL_DTYPE_BOOL       (kDLBool, 8) or (kDLUInt, 8)

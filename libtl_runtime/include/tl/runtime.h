@@ -4,7 +4,8 @@
  *   - Every function returns tl_status_t (TL_OK == 0) unless noted. Nothing here calls exit() or
  *     abort().
  *   - Constructors set *out = NULL first and release everything on every error path.
- *   - Tensors are DLPack DLTensors on the CPU (kDLCPU); strides in elements (NULL = contiguous).
+ *   - Tensors are DLPack DLTensors on the package's device (the CPU: kDLCPU, or the page-locked
+ *     host memory kDLCUDAHost / kDLROCMHost); strides in elements (NULL = contiguous).
  *     Dtype, rank, device, alignment and overlap are checked; shapes and data pointers are
  *     trusted: the runtime cannot tell whether a DLTensor's data really covers its shape and
  *     strides, nor whether the shapes of a kernel's arguments agree with each other.
@@ -58,7 +59,7 @@
  *     alive (through the handle given or its package: a package keeps its runtime alive, so the
  *     messages of its launches stay on it); the handle-less one when it did not (a failed
  *     tl_runtime_create, a NULL, released or foreign handle). Every success that says so clears
- *     the runtime's: tl_package_open, tl_package_open_bundle, tl_kernel_launch and
+ *     the runtime's: tl_package_open, tl_package_open_ex, tl_package_open_bundle, tl_kernel_launch and
  *     tl_runtime_set_num_threads. A successful tl_runtime_create clears the handle-less one.
  *   - tl_runtime_last_error(rt) returns the newer of the two (by a per-thread sequence stamp
  *     on every set and clear): after a failed call with a NULL kernel it shows that failure, not an
@@ -83,7 +84,7 @@ extern "C" {
 #define TL_RUNTIME_VERSION_MINOR 1
 #define TL_RUNTIME_VERSION_PATCH 0
 #define TL_PACKAGE_FORMAT_MAJOR 1
-#define TL_PACKAGE_FORMAT_MINOR 0
+#define TL_PACKAGE_FORMAT_MINOR 1
 
 #define TL_MAX_THREADS 1024
 #define TL_MAX_GRID_PROGRAMS (INT64_C(1) << 48)
@@ -180,6 +181,23 @@ TL_API const char* tl_runtime_version(void);
 /* The package holds one reference, and a reference of the runtime until it is freed. A file that
  * is not a complete ZIP archive is TL_ERROR_BAD_PACKAGE with its size and what is missing. */
 TL_API tl_status_t tl_package_open(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
+/* Open-time options (tl_package_open_ex). Versioned by struct_size: fields are only ever appended. */
+typedef struct {
+  uint32_t struct_size;               /* set by tl_package_open_options_initialize */
+  int32_t device_type;                /* the DLPack DLDeviceType to run on: kDLCPU by default (what
+                                         tl_package_open does); 0: any device this runtime drives and
+                                         finds on this host, the highest-priority bundle wins */
+  int32_t device_id;                  /* which device of that type (0); ignored for the CPU */
+} tl_package_open_options_t;
+
+TL_API void tl_package_open_options_initialize(tl_package_open_options_t* options);
+/* tl_package_open with options (NULL: the defaults, i.e. tl_package_open). Each manifest bundle
+ * names its device ("device", default "cpu") and payload format ("format", default
+ * "elf-shared-object"); bundles for a device this runtime has no driver for, a format that device
+ * does not load, a device absent on this host, or another device than options->device_type are
+ * skipped, and when none is left the TL_ERROR_UNSUPPORTED message says why each was skipped. */
+TL_API tl_status_t tl_package_open_ex(tl_runtime_t* runtime, const char* path, const tl_package_open_options_t* options,
+                                      tl_package_t** out_package);
 /* Opens a single bundle .so directly (for tests and tools; no manifest, no hash check). */
 TL_API tl_status_t tl_package_open_bundle(tl_runtime_t* runtime, const char* path, tl_package_t** out_package);
 /* Adds a reference. TL_ERROR_INVALID_ARGUMENT for a NULL or released package. */
@@ -191,6 +209,11 @@ TL_API tl_status_t tl_package_retain(tl_package_t* package);
 TL_API tl_status_t tl_package_release(tl_package_t* package);
 /* The chosen bundle's variant name, e.g. "x86_64-avx512". */
 TL_API const char* tl_package_target(const tl_package_t* package);
+/* The device the chosen bundle runs on, e.g. {kDLCPU, 0}; {0, 0} for a NULL or released package.
+ * Its tensor arguments must be on this device (the CPU also takes kDLCUDAHost/kDLROCMHost). */
+TL_API DLDevice tl_package_device(const tl_package_t* package);
+/* The manifest name of that device, e.g. "cpu" ("" for a NULL or released package). */
+TL_API const char* tl_package_device_name(const tl_package_t* package);
 TL_API uint32_t tl_package_kernel_count(const tl_package_t* package);
 TL_API const char* tl_package_kernel_name(const tl_package_t* package, uint32_t index);
 /* A kernel handle borrowed from the package (no release): valid while the package lives. */

@@ -305,6 +305,9 @@ class Runtime {
 
   inline Package open(const std::string& path) const;
   inline Result<Package> try_open(const std::string& path) const noexcept;
+  // With open options (the device to run on...), as tl_package_open_ex.
+  inline Package open(const std::string& path, const tl_package_open_options_t& options) const;
+  inline Result<Package> try_open(const std::string& path, const tl_package_open_options_t& options) const noexcept;
 
   int32_t num_threads() const { return tl_runtime_num_threads(get_checked()); }
   void set_num_threads(int32_t n) const {
@@ -496,8 +499,19 @@ class Package {
   // Opens `path` on `runtime`; throws tl::Error.
   Package(const Runtime& runtime, const std::string& path) { *this = try_open(runtime, path).value(); }
 
+  // With open options (the device to run on...), as tl_package_open_ex; throws tl::Error.
+  Package(const Runtime& runtime, const std::string& path, const tl_package_open_options_t& options) {
+    *this = try_open(runtime, path, options).value();
+  }
+
   static Result<Package> try_open(const Runtime& runtime, const std::string& path) noexcept {
     return open_with(runtime, path, tl_package_open);
+  }
+  static Result<Package> try_open(const Runtime& runtime, const std::string& path,
+                                  const tl_package_open_options_t& options) noexcept {
+    return open_with(runtime, path, [&options](tl_runtime_t* rt, const char* p, tl_package_t** out) {
+      return tl_package_open_ex(rt, p, &options, out);
+    });
   }
   // A single bundle .so (no manifest, no hash check), as tl_package_open_bundle.
   static Result<Package> try_open_bundle(const Runtime& runtime, const std::string& path) noexcept {
@@ -520,6 +534,9 @@ class Package {
     return out;
   }
   std::string target() const { return tl_package_target(checked()); }
+  // The chosen bundle's device, e.g. {kDLCPU, 0}, and its manifest name ("cpu").
+  DLDevice device() const { return tl_package_device(checked()); }
+  std::string device_name() const { return tl_package_device_name(checked()); }
   tl_package_t* get() const noexcept { return state_ ? state_->package : nullptr; }
   explicit operator bool() const noexcept { return state_ != nullptr; }
 
@@ -529,8 +546,9 @@ class Package {
     if (!state_) throw Error(TL_ERROR_INVALID_ARGUMENT, "tl::Package is empty (moved from)");
     return state_->package;
   }
-  static Result<Package> open_with(const Runtime& runtime, const std::string& path,
-                                   tl_status_t (*open)(tl_runtime_t*, const char*, tl_package_t**)) noexcept {
+  // open: tl_status_t(tl_runtime_t*, const char*, tl_package_t**), noexcept
+  template <class Open>
+  static Result<Package> open_with(const Runtime& runtime, const std::string& path, Open open) noexcept {
     try {
       if (!runtime.rt_) return detail::invalid("tl::Runtime is empty (moved from)");
       tl_package_t* p = nullptr;
@@ -555,6 +573,13 @@ class Package {
 inline Package Runtime::open(const std::string& path) const { return Package(*this, path); }
 inline Result<Package> Runtime::try_open(const std::string& path) const noexcept {
   return Package::try_open(*this, path);
+}
+inline Package Runtime::open(const std::string& path, const tl_package_open_options_t& options) const {
+  return Package(*this, path, options);
+}
+inline Result<Package> Runtime::try_open(const std::string& path,
+                                         const tl_package_open_options_t& options) const noexcept {
+  return Package::try_open(*this, path, options);
 }
 
 }  // namespace tl

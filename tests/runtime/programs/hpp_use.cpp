@@ -91,6 +91,14 @@ static void errors(const char* path) {
   tl::Result<tl::Package> r = rt.try_open("/nonexistent/x.tlpkg");
   expect(!r && r.status().code() == TL_ERROR_NOT_FOUND && !r.status().message().empty(), "try_open: Result status");
   tl::Package pkg = rt.try_open(path).value();
+  expect(pkg.device_name() == "cpu" && pkg.device().device_type == kDLCPU && pkg.device().device_id == 0,
+         "Package::device(): the fixture's bundle runs on the CPU");
+  tl_package_open_options_t oo;
+  tl_package_open_options_initialize(&oo);
+  expect(rt.try_open(path, oo).value().device_name() == "cpu", "try_open with options: the CPU bundle");
+  oo.device_type = kDLCUDA;
+  expect_error("open for a device without a driver", TL_ERROR_UNSUPPORTED, "no driver for DLPack device kDLCUDA",
+               [&] { rt.open(path, oo); });
   expect_error("missing kernel", TL_ERROR_NOT_FOUND, "nope", [&] { pkg.kernel("nope"); });
   tl::Kernel axpy = pkg.kernel("axpy");
   std::vector<float> x(4, 1.0f), y(4, 0.0f);
