@@ -10,11 +10,12 @@ c = acc (or 0), then c = fma(a[i, k], b[k, j], c) for k ascending, one rounding 
 
 Public API:
   choose(family, vregs, lanes, M, K, N) -> (mr, nv) | None    the register block
-  emit_dot(e, family, mr, nv, a, b, acc, out, M, K, N) -> int  emits calls into KernelEmitter
-      ``e`` (functions collected in ``e.asm``: name -> C source); returns Nv, the columns covered
-      (a multiple of the lanes); columns [Nv, N) are left to the caller.
-  b_from_source(family, M, mr, N) -> bool   whether emit_dot reads B from the tensor itself
+  function(family, mr, nv, K, lda, ldb, ldc, acc) -> AsmFunction    one microkernel instance
+  row_function / row_stream_function(...) -> AsmFunction            one-row (GEMV) instances
+  b_from_source(family, M, mr, N) -> bool   whether the dot's calls read B from the tensor itself
       (``b_src``) when the caller can give it (then the B tile is not copied)
+Every function here is pure: a value of its parameters (tlc/emit_asm/code.py). The C calls into
+them, packing and loops around them are emitted by tlc/emit_c/gemm_calls.py.
 
 One-row dots (M == 1) on x86 use the GEMV kernel of templates/gemm_row.j2: a[k] broadcast once
 per k, B an FMA memory operand read in place at its run-time row stride (no copy, no packing) and
@@ -29,17 +30,12 @@ line boundaries and do the first and last vector under store masks (misaligned: 
 """
 from __future__ import annotations
 
-from pathlib import Path
-
-import jinja2
-
+from tlc import simd, templating
 from tlc.emit_asm import gemm_neon_rvv
+from tlc.emit_asm.code import AsmFunction
 
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-
-LANES = {"avx512": 16, "avx2": 8}
-LANES.update(gemm_neon_rvv.LANES)     # "neon", "rvv": register plans in gemm_neon_rvv.py
+# float32 lanes of the fp32 families (tlc/simd.py); "neon", "rvv": register plans in gemm_neon_rvv.py
+LANES = {f: simd.UKERNEL_LANES[f] for f in ("avx512", "avx2", *gemm_neon_rvv.FAMILIES)}
 UNROLL = 4
 ROW_CAP = {"avx512": 16, "avx2": 12}   # accumulators of the one-row kernel (one register for a[k])
 PF_BYTES = 16384                      # how far ahead (bytes of B rows) the one-row kernel prefetches
@@ -63,21 +59,21 @@ def a_from_source(family: str, M: int, mr: int) -> bool:
     return family in ROW_CAP and M > mr
 
 
-def row_function(family: str, nv: int, K: int, acc: bool) -> tuple[str, str]:
+def row_function(family: str, nv: int, K: int, acc: bool) -> AsmFunction:
     """(name, C source) of one one-row (GEMV) kernel instance: c[0, :nv*L] over K, run-time ldb."""
     name = f"tl_gemv_{family}_v{nv}k{K}_{'acc' if acc else 'zero'}"
     vb = 4 * LANES[family]
     areg = ROW_CAP[family]
     assert nv <= areg, (family, nv)
     kloops, tail = divmod(K, UNROLL)
-    src = _ENV.get_template("gemm_row.j2").render(
+    src = templating.render("emit_asm/gemm_row.j2",
         name=name, nv=nv, vb=vb, reg="zmm" if family == "avx512" else "ymm", areg=areg, acc=acc,
         kloops=kloops, unroll=UNROLL, tail=tail, lines=nv * vb // 64,
         pf_rows=max(4, min(64, PF_BYTES // (nv * vb))), clobbers=list(range(nv)) + [areg])
-    return name, src
+    return AsmFunction(name, src)
 
 
-def row_stream_function(family: str, nvec: int, K: int, acc: bool, rows: int = STREAM_ROWS) -> tuple[str, str]:
+def row_stream_function(family: str, nvec: int, K: int, acc: bool, rows: int = STREAM_ROWS) -> AsmFunction:
     """(name, C source) of one wide one-row (GEMV) kernel instance (templates/gemm_row_stream.j2):
     c[0, :nvec*L] over K in passes of ``rows`` B rows across the whole width, c kept in memory;
     run-time ldb (bytes). The first pass starts from c0 (acc) or zero, the rest from c."""
@@ -86,43 +82,11 @@ def row_stream_function(family: str, nvec: int, K: int, acc: bool, rows: int = S
     mid, tail = divmod(K - first, rows)
     u = next(w for w in (4, 2, 1) if nvec % w == 0)
     areg = 16 if family == "avx512" else 8
-    src = _ENV.get_template("gemm_row_stream.j2").render(
+    src = templating.render("emit_asm/gemm_row_stream.j2",
         name=name, nv=nvec, vb=4 * LANES[family], reg="zmm" if family == "avx512" else "ymm", u=u,
         areg=areg, rows=rows, first=first, src0="c0" if acc else "zero", mid=mid, tail=tail,
         nq=(rows + 1) // 2, shift=family == "avx512", clobbers=list(range(u)) + list(range(areg, areg + rows)))
-    return name, src
-
-
-def _emit_row(e, family: str, a: str, b: str, acc: str | None, out: str, K: int, N: int,
-              b_src: tuple[str, str] | None) -> int:
-    """One-row dot: out[0, 0:Nv] from B in place (b_src when non-null at run time, else the tile)."""
-    L, cap = LANES[family], ROW_CAP[family]
-    nvec = N // L
-    if nvec > cap:     # wider than one call's registers: passes of STREAM_ROWS rows across all columns
-
-        def stream(bp: str, ld: str) -> None:
-            name, src = row_stream_function(family, nvec, K, acc is not None)
-            e.asm.setdefault(name, src)
-            e.line(f"{name}({a}, {bp}, {acc if acc is not None else '(const float*)0'}, {out}, 4 * ({ld}));")
-
-        from_source_or_tile(e, b_src if nvec * L == N else None, stream, b, N)
-        return nvec * L
-    ncall = -(-nvec // cap)
-    chunks, j = [], 0
-    for t in range(ncall):             # near-equal chunks of vectors
-        w = (nvec - j) // (ncall - t)
-        chunks.append((j, w))
-        j += w
-
-    def calls(bp: str, ld: str) -> None:
-        for j0, w in chunks:
-            name, src = row_function(family, w, K, acc is not None)
-            e.asm.setdefault(name, src)
-            c0 = f"{acc} + {j0 * L}" if acc is not None else "(const float*)0"
-            e.line(f"{name}({a}, {bp} + {j0 * L}, {c0}, {out} + {j0 * L}, 4 * ({ld}));")
-
-    from_source_or_tile(e, b_src if nvec * L == N else None, calls, b, N)
-    return nvec * L
+    return AsmFunction(name, src)
 
 
 def max_rows(family: str, vregs: int, nv: int) -> int:
@@ -177,12 +141,12 @@ def a_addressing(mr: int, lda: int | None) -> dict:
 
 
 def function(family: str, mr: int, nv: int, K: int, lda: int | None, ldb: int, ldc: int,
-             acc: bool) -> tuple[str, str]:
+             acc: bool) -> AsmFunction:
     """(name, C source) of one microkernel instance (byte strides lda, ldb, ldc). ``lda=None``
     (AVX-512 only): A's row stride is the function's fifth argument, in bytes (A read in place)."""
     name = f"tl_gemm_{family}_m{mr}v{nv}k{K}_{'rt' if lda is None else lda}_{ldb}_{ldc}_{'acc' if acc else 'zero'}"
     if family in gemm_neon_rvv.LANES:
-        return name, gemm_neon_rvv.render(_ENV, family, name, mr, nv, K, lda, ldb, ldc, acc, UNROLL)
+        return AsmFunction(name, gemm_neon_rvv.render(family, name, mr, nv, K, lda, ldb, ldc, acc, UNROLL))
     kloops, tail = divmod(K, UNROLL)
     breg = mr * nv
     if family == "avx512":
@@ -195,176 +159,7 @@ def function(family: str, mr: int, nv: int, K: int, lda: int | None, ldb: int, l
         nregs = breg + nv + 1
         extra = {"areg": breg + nv}
     assert nregs <= (32 if family == "avx512" else 16), (family, mr, nv)
-    src = _ENV.get_template(f"gemm_{family}.j2").render(
+    src = templating.render(f"emit_asm/gemm_{family}.j2",
         name=name, mr=mr, nv=nv, lda=lda, ldb=ldb, ldc=ldc, acc=acc, kloops=kloops, unroll=UNROLL,
         tail=tail, breg=breg, clobbers=list(range(nregs)), **extra)
-    return name, src
-
-
-def from_source_or_tile(e, b_src, emit, b: str, N: int) -> None:
-    """emit(pointer, row stride) reading B from the tensor (``b_src`` = (pointer, row stride) C
-    names; used where the pointer is non-null at run time) or else from the dense tile ``b``
-    (row stride N); only from the tile when ``b_src`` is None."""
-    if b_src is None:
-        emit(b, str(N))
-        return
-    e.open(f"if ({b_src[0]})")
-    emit(*b_src)
-    e.close("} else {")
-    e.depth += 1
-    emit(b, str(N))
-    e.close()
-
-
-def emit_dot(e, family: str, mr: int, nv: int, a: str, b: str, acc: str | None, out: str,
-             M: int, K: int, N: int, b_src: tuple[str, str] | None = None,
-             a_src: tuple[str, str] | None = None) -> int:
-    """Calls covering out[0:M, 0:Nv] (Nv = N // lanes * lanes); a, b, acc, out are C pointer
-    names of dense row-major tiles (M, K), (K, N), (M, N), (M, N). ``b_src`` = (pointer, row
-    stride) C names: when the pointer is non-null at run time B is packed from there (the
-    tensor itself) instead of from ``b`` (then unwritten); only used when B is packed.
-    ``a_src`` likewise for A (see a_from_source): A is copied row by row into ``a`` with the
-    rows PACK_PF_ROWS ahead prefetched; with both sources, the microkernel calls also prefetch
-    (into L2) the tiles of the next K step: A columns [K, 2K) and B rows [K, 2K) of the sources."""
-    L = LANES[family]
-    if M == 1 and family in ROW_CAP:
-        return _emit_row(e, family, a, b, acc, out, K, N, b_src)
-    nvec = N // L
-    Nv = nvec * L
-    lda, ldb, ldc = 4 * K, 4 * N, 4 * N
-    W = nv * L
-
-    def fn(rows: int, vecs: int, ldb_: int) -> str:
-        name, src = function(family, rows, vecs, K, lda, ldb_, ldc, acc is not None)
-        e.asm.setdefault(name, src)
-        return name
-
-    Mm, Nm = M // mr * mr, nvec // nv * W
-    ev = nvec - Nm // L
-    em = M - Mm
-    # B is packed into column panels of W (last: ev * L) columns, each K x width contiguous, so
-    # a microkernel's B stream is sequential (a row stride of N floats would map every k to
-    # the same few L1 sets); panels run outermost, so one stays in L1 across the row blocks.
-    # One row block (M <= mr) reads each panel once: no reuse, so no packing.
-    pack = M > mr
-    pk = e.fresh("pk")
-    if pack:
-        off = e.alloc(4 * K * Nv)
-        e.line(f"float* const {pk} = (float*)(ws + {off});")
-    q, kk = e.fresh("q"), e.fresh("k")
-    panels = [(Nm, W, nv)] + ([(ev * L, ev * L, ev)] if ev else [])
-
-    def pack_from(src: str, ld: str, rt: str | None = None, ct: str | None = None) -> None:
-        # rows outermost: each source row is read once, contiguously, while the row
-        # PACK_PF_ROWS below is prefetched (short strided rows defeat the hardware prefetcher).
-        # With offset tables (memory.gather_b_loads) row kk starts at src + rt[kk] and column
-        # chunk q / L of it at + ct[q / L].
-        e.open(f"for (int64_t {kk} = 0; {kk} < {K}; ++{kk})")
-        e.open(f"for (int64_t {q} = 0; {q} < {Nv}; {q} += {max(L, 16)})")
-        if rt is None:
-            e.line(f"__builtin_prefetch((const void*)((uintptr_t)({src} + {q}) + "
-                   f"(uintptr_t)(4 * ({kk} + {PACK_PF_ROWS}) * ({ld}))));")
-        else:
-            e.line(f"if ({kk} + {PACK_PF_ROWS} < {K}) __builtin_prefetch({src} + {rt}[{kk} + {PACK_PF_ROWS}] "
-                   f"+ {ct}[{q} / {L}]);")
-        e.close()
-        for width_total, width, vecs in panels:
-            if width_total == 0:
-                continue
-            start = 0 if width == W else Nm
-            e.open(f"for (int64_t {q} = {start}; {q} < {start + width_total}; {q} += {width})")
-            for v in range(vecs):
-                at = (f"{src} + {kk} * {ld} + {q} + {v * L}" if rt is None
-                      else f"{src} + {rt}[{kk}] + {ct}[{q} / {L} + {v}]")
-                e.line(f"tl_st_f({pk} + {q} * {K} + {kk} * {width} + {v * L}, tl_ld_f({at}, TL_L), TL_L);")
-            e.close()
-        e.close()
-
-    # AVX-512 reads an in-place A straight from the tensor (run-time row stride: no copy) when
-    # every column is in the microkernel's vectors (the portable tail loops read the A tile)
-    direct_a = a_src is not None and family == "avx512" and Nv == N
-    if a_src is not None and not direct_a:
-        r, c = e.fresh("r"), e.fresh("c")
-        e.open(f"if ({a_src[0]})")
-        e.open(f"for (int64_t {r} = 0; {r} < {M}; ++{r})")
-        e.open(f"for (int64_t {c} = 0; {c} < {K}; {c} += 16)")
-        e.line(f"__builtin_prefetch((const void*)((uintptr_t)({a_src[0]} + {c}) + "
-               f"(uintptr_t)(4 * ({r} + {PACK_PF_ROWS}) * ({a_src[1]}))));")
-        e.close()
-        e.open(f"for (int64_t {c} = 0; {c} < {K}; {c} += TL_L)")
-        if K % L:
-            e.line(f"const int64_t n = tl_lanes({K} - {c});")
-        n = "n" if K % L else "TL_L"
-        e.line(f"tl_st_f({a} + {r} * {K} + {c}, tl_ld_f({a_src[0]} + {r} * ({a_src[1]}) + {c}, {n}), {n});")
-        e.close()
-        e.close()
-        e.close()
-    if pack:
-        from_source_or_tile(e, b_src if Nv == N else None, pack_from, b, N)
-
-    def call(rows: int, vecs: int, i: str, j: str, direct: bool = False) -> None:
-        c0 = f"{acc} + ({i}) * {N} + ({j})" if acc is not None else "(const float*)0"
-        bp = f"{pk} + ({j}) * {K}" if pack else f"{b} + ({j})"
-        if direct:
-            name, src = function(family, rows, vecs, K, None, 4 * vecs * L, ldc, acc is not None)
-            e.asm.setdefault(name, src)
-            e.line(f"{name}({a_src[0]} + ({i}) * ({a_src[1]}), {bp}, {c0}, {out} + ({i}) * {N} + ({j}), "
-                   f"4 * ({a_src[1]}));")
-            return
-        e.line(f"{fn(rows, vecs, 4 * vecs * L if pack else ldb)}({a} + ({i}) * {K}, {bp}, {c0}, "
-               f"{out} + ({i}) * {N} + ({j}));")
-
-    i, j = e.fresh("i"), e.fresh("j")
-    npan, nblk = Nm // W, Mm // mr
-    ahead = a_src is not None and b_src is not None and len(b_src) == 2 and Nv == N and pack and npan and nblk
-
-    def prefetch_next(i: str, j: str) -> None:
-        """Lines of the next K step's tiles, spread over the calls (panel j, row block i): call
-        (i, j) takes rows [i + pj * ra, + ra) of A's next columns and rows [bi * rb, + rb) of
-        B's next rows within panel j (pj = j / W, bi = i / mr)."""
-        ra, rb = -(-mr // npan), -(-K // nblk)
-        pj, bi, t = e.fresh("pj"), e.fresh("bi"), e.fresh("t")
-        e.open(f"if ({a_src[0]} && {b_src[0]})")
-        e.line(f"const int64_t {pj} = ({j}) / {W}, {bi} = ({i}) / {mr};")
-        e.open(f"for (int64_t {t} = {pj} * {ra}; {t} < {pj} * {ra} + {ra} && {t} < {mr}; ++{t})")
-        for line in range(-(-K // 16)):
-            e.line(f"__builtin_prefetch((const void*)((uintptr_t)({a_src[0]} + {K} + {line * 16}) + "
-                   f"(uintptr_t)(4 * ({i} + {t}) * ({a_src[1]}))), 0, 2);")
-        e.close()
-        e.open(f"for (int64_t {t} = {bi} * {rb}; {t} < {bi} * {rb} + {rb} && {t} < {K}; ++{t})")
-        for line in range(-(-W // 16)):
-            e.line(f"__builtin_prefetch((const void*)((uintptr_t)({b_src[0]} + {j} + {line * 16}) + "
-                   f"(uintptr_t)(4 * ({K} + {t}) * ({b_src[1]}))), 0, 2);")
-        e.close()
-        e.close()
-
-    def loops(direct: bool) -> None:
-        if Nm:
-            e.open(f"for (int64_t {j} = 0; {j} < {Nm}; {j} += {W})")
-            if Mm:
-                e.open(f"for (int64_t {i} = 0; {i} < {Mm}; {i} += {mr})")
-                if ahead:
-                    prefetch_next(i, j)
-                call(mr, nv, i, j, direct)
-                e.close()
-            if em:
-                call(em, nv, str(Mm), j, direct)
-            e.close()
-        if ev:
-            if Mm:
-                e.open(f"for (int64_t {i} = 0; {i} < {Mm}; {i} += {mr})")
-                call(mr, ev, i, str(Nm), direct)
-                e.close()
-            if em:
-                call(em, ev, str(Mm), str(Nm), direct)
-
-    if direct_a:
-        e.open(f"if ({a_src[0]})")
-        loops(True)
-        e.close("} else {")
-        e.depth += 1
-        loops(False)
-        e.close()
-    else:
-        loops(False)
-    return Nv
+    return AsmFunction(name, src)

@@ -24,19 +24,22 @@ Accuracy contract of a bf16 dot (tests/ops/test_matmul_bf16.py): with A, B the b
 partial sums, each <= 2**-24 relative, with headroom), for inputs and products in float32's
 normal range; bfloat16 denormal inputs read as zero and results below 2**-126 flush to zero.
 
-Public API:
+Public API (pure functions; the C around the calls is tlc/emit_c/gemm_bf16_calls.py):
   choose(vregs, M, K, N) -> (mr, nv) | None
-  emit_dot(e, mr, nv, a, b, acc, out, M, K, N) -> N      (every column is covered)
+  function(mr, nv, K2, lda, ldb, ldc, acc, mask) -> AsmFunction
+  HELPERS: the packing helpers every bf16 dot calls, as AsmFunction values
 """
 from __future__ import annotations
 
+from tlc import simd, templating
 from tlc.emit_asm import gemm
+from tlc.emit_asm.code import AsmFunction
 
 FAMILY = "avx512bf16"
-LANES = 16
+LANES = simd.UKERNEL_LANES[FAMILY]
 UNROLL = 4
 
-_HELPERS = {
+_HELPER_SOURCES = {
     # a row of n float32 -> n bf16 (RNE), then a zero bf16 when npad > n (odd K)
     "tl_bf16_a_row": """\
 static inline __attribute__((always_inline)) void tl_bf16_a_row(uint16_t* dst, const float* src, int64_t n, int64_t npad) {
@@ -94,6 +97,9 @@ static inline __attribute__((always_inline)) void tl_bf16_b_pairs_h(uint32_t* ds
 }
 
 
+HELPERS = tuple(AsmFunction(name, src) for name, src in _HELPER_SOURCES.items())
+
+
 def choose(vregs: int, M: int, K: int, N: int):
     """(mr, nv) for a bf16 dot of static shape (M, K) x (K, N): the fp32 AVX-512 block rules
     (tlc.emit_asm.gemm.choose) on K2 = ceil(K/2) pair steps and ceil(N/16) vectors; None when
@@ -104,7 +110,7 @@ def choose(vregs: int, M: int, K: int, N: int):
 
 
 def function(mr: int, nv: int, K2: int, lda: int | None, ldb: int, ldc: int, acc: bool,
-             mask: int) -> tuple[str, str]:
+             mask: int) -> AsmFunction:
     """(name, C source) of one microkernel instance: byte strides lda (A rows; None: the
     function's fifth argument, A read in place from the tensor), ldb (B pair rows), ldc (C rows);
     ``mask`` in 1..15: valid columns of the last vector (0: all 16)."""
@@ -115,161 +121,8 @@ def function(mr: int, nv: int, K2: int, lda: int | None, ldb: int, ldc: int, acc
     nareg = min(4, 32 - breg - 2 * nv)     # A pairs broadcast into registers, as in gemm_avx512.j2
     assert nareg >= 1, (mr, nv)
     nregs = breg + 2 * nv + nareg
-    src = gemm._ENV.get_template(f"gemm_{FAMILY}.j2").render(
+    src = templating.render(f"emit_asm/gemm_{FAMILY}.j2",
         name=name, mr=mr, nv=nv, ldb=ldb, ldc=ldc, acc=acc, kloops=kloops, unroll=UNROLL,
         tail=tail, breg=breg, areg=breg + 2 * nv, nareg=nareg, mask=mask, mbits=(1 << mask) - 1,
         km="%{%%k1%}", kz="%{%%k1%}%{z%}", clobbers=list(range(nregs)), **gemm.a_addressing(mr, lda))
-    return name, src
-
-
-def direct_loads(e) -> set[int]:
-    """ids of the loads that are operand A or B (directly or through one alias ``reshape``) of a
-    bf16 microkernel ``dot``, have no other use, no mask, bfloat16 data and size-1 leading
-    axes: when such a load is in bounds with unit inner stride it copies nothing
-    (tlc/emit_c/memory.py) and the dot packs straight from the tensor's bf16 (no float32 round
-    trip); otherwise it fills its float32 tile as usual and the dot packs from that."""
-    from tlc.lower.dtypes import DType
-    from tlc.emit_c.memory import collect_direct_loads
-    return collect_direct_loads(e, "_dot_bf16_loads", lambda op, uk: op.operands[:2] if uk[0] == FAMILY else [],
-                                DType.bfloat16)
-
-
-def operand_srcs(e, op):
-    """(A source, B source) of a bf16 dot: each (pointer, row stride) C names set by the direct
-    load (pointer null at run time when the tile was filled instead), or None."""
-    def src(v):
-        v = v.operands[0] if v.opcode == "reshape" else v
-        return e.__dict__.get("dot_b_src", {}).get(id(v)) if id(v) in direct_loads(e) else None
-    return src(op.operands[0]), src(op.operands[1])
-
-
-def emit_dot(e, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: int, K: int, N: int,
-             srcs=(None, None)) -> int:
-    """Calls covering out[0:M, 0:N]; a, b, acc, out are C names of dense row-major float tiles
-    (M, K), (K, N), (M, N), (M, N) (out may be acc). ``srcs``: (A, B) bf16 sources from
-    :func:`operand_srcs`; where the pointer is non-null at run time the operand is packed from
-    the tensor's bf16 (its float32 tile is then unwritten), else from the float32 tile.
-    Packs A and B to bf16 pairs in the workspace. Returns N (no columns are left to the caller)."""
-    for name, src in _HELPERS.items():
-        e.asm.setdefault(name, src)
-    L = LANES
-    K2 = (K + 1) // 2
-    nvec = -(-N // L)
-    W = nv * L
-    tail = N % L                      # valid columns of the very last vector (0: full)
-    npan, ev = divmod(nvec, nv)       # full panels of nv vectors, then one of ev vectors
-    pa, pk = e.fresh("pa"), e.fresh("pk")
-    e.line(f"uint32_t* const {pa} = (uint32_t*)(ws + {e.alloc(4 * M * K2)});")
-    e.line(f"uint32_t* const {pk} = (uint32_t*)(ws + {e.alloc(4 * K2 * nvec * L)});")
-    i, q, kk = e.fresh("i"), e.fresh("q"), e.fresh("k")
-
-    def either(src, direct, tile) -> None:
-        if src is None:
-            tile()
-            return
-        e.open(f"if ({src[0]})")
-        direct(*src)
-        e.close("} else {")
-        e.depth += 1
-        tile()
-        e.close()
-
-    def pack_a(fn: str, base: str, ld: str) -> None:
-        e.open(f"for (int64_t {i} = 0; {i} < {M}; ++{i})")
-        e.line(f"{fn}((uint16_t*)({pa} + {i} * {K2}), {base} + {i} * {ld}, {K}, {2 * K2});")
-        e.close()
-
-    # an in-place A with whole pairs (K even) is read straight from the tensor (run-time row
-    # stride: no copy); otherwise its rows are copied (odd K: zero-padded) or packed from the tile
-    direct_a = srcs[0] is not None and K % 2 == 0
-    if direct_a:
-        e.open(f"if (!{srcs[0][0]})")
-        pack_a("tl_bf16_a_row", a, str(K))
-        e.close()
-    else:
-        either(srcs[0], lambda p, ld: pack_a("tl_bf16_a_copy", p, ld), lambda: pack_a("tl_bf16_a_row", a, str(K)))
-    # B panels: (first column, number of panels, vectors per panel)
-    groups = []
-    if npan:
-        groups.append((0, npan, nv))
-    if ev:
-        groups.append((npan * W, 1, ev))
-
-    def pack_b(fn: str, base: str, ld: str) -> None:
-        # pair rows outermost: rows 2k and 2k+1 are read once, front to back, and scattered
-        # to every panel (the panels are in L1/L2; the source may not be)
-        for last_k, (lo, hi) in ((False, (0, K // 2)), (True, (K // 2, K2))):
-            if hi <= lo:
-                continue
-            e.open(f"for (int64_t {kk} = {lo}; {kk} < {hi}; ++{kk})")
-            for col0, count, vecs in groups:
-                w = vecs * L
-                e.open(f"for (int64_t {q} = {col0}; {q} < {col0 + count * w}; {q} += {w})")
-                for v in range(vecs):
-                    col = f"{q} + {v * L}"
-                    r1 = "0" if last_k else f"{base} + (2 * {kk} + 1) * {ld} + {col}"
-                    n = f"({col} + 16 <= {N} ? 16 : {N} - ({col}))" if tail else "16"
-                    e.line(f"{fn}({pk} + {q} * {K2} + {kk} * {w} + {v * L}, "
-                           f"{base} + 2 * {kk} * {ld} + {col}, {r1}, {n});")
-                e.close()
-            e.close()
-
-    either(srcs[1], lambda p, ld: pack_b("tl_bf16_b_pairs_h", p, ld), lambda: pack_b("tl_bf16_b_pairs", b, str(N)))
-
-    def fn(rows: int, vecs: int, masked: bool, direct: bool) -> str:
-        name, src = function(rows, vecs, K2, None if direct else 4 * K2, 4 * vecs * L, 4 * N,
-                             acc is not None, tail if masked else 0)
-        e.asm.setdefault(name, src)
-        return name
-
-    def call(rows: int, vecs: int, masked: bool, i_: str, j_: str) -> None:
-        c0 = f"{acc} + ({i_}) * {N} + ({j_})" if acc is not None else "(const float*)0"
-        rest = f"{pk} + ({j_}) * {K2}, {c0}, {out} + ({i_}) * {N} + ({j_})"
-        if direct[0]:
-            p, ld = srcs[0]
-            e.line(f"{fn(rows, vecs, masked, True)}({p} + ({i_}) * ({ld}), {rest}, 2 * ({ld}));")
-        else:
-            e.line(f"{fn(rows, vecs, masked, False)}({pa} + ({i_}) * {K2}, {rest});")
-
-    Mm, em = M // mr * mr, M % mr
-
-    def panel_run(col0: int, count: int, vecs: int, masked: bool) -> None:
-        if count == 0:
-            return
-        j = e.fresh("j")
-        w = vecs * L
-        if count > 1:
-            e.open(f"for (int64_t {j} = {col0}; {j} < {col0 + count * w}; {j} += {w})")
-        else:
-            e.open("")
-            e.line(f"const int64_t {j} = {col0};")
-        if Mm:
-            e.open(f"for (int64_t {i} = 0; {i} < {Mm}; {i} += {mr})")
-            call(mr, vecs, masked, i, j)
-            e.close()
-        if em:
-            call(em, vecs, masked, str(Mm), j)
-        e.close()
-
-    def runs() -> None:
-        for idx, (col0, count, vecs) in enumerate(groups):
-            last = idx == len(groups) - 1
-            if last and tail:             # the very last panel has the partial vector
-                panel_run(col0, count - 1, vecs, False)
-                panel_run(col0 + (count - 1) * vecs * L, 1, vecs, True)
-            else:
-                panel_run(col0, count, vecs, False)
-
-    direct = [False]
-    if direct_a:
-        e.open(f"if ({srcs[0][0]})")
-        direct[0] = True
-        runs()
-        direct[0] = False
-        e.close("} else {")
-        e.depth += 1
-        runs()
-        e.close()
-    else:
-        runs()
-    return N
+    return AsmFunction(name, src)

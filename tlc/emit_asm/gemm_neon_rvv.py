@@ -26,7 +26,10 @@ the call assumes them unchanged.
 """
 from __future__ import annotations
 
-LANES = {"neon": 4, "rvv": 8}
+from tlc import simd, templating
+
+FAMILIES = ("neon", "rvv")
+LANES = {f: simd.UKERNEL_LANES[f] for f in FAMILIES}
 
 # RISC-V float registers, caller-saved first (ft0-7, fa0-7, ft8-11), then callee-saved fs0-11
 _FREGS = [*range(0, 8), *range(10, 18), *range(28, 32), 8, 9, *range(18, 28)]
@@ -48,7 +51,7 @@ def max_rows(family: str, vregs: int, nv: int) -> int:
     return min(12, vregs // rvv_lmul(nv) - 2)
 
 
-def render(env, family: str, name: str, mr: int, nv: int, K: int, lda: int, ldb: int, ldc: int,
+def render(family: str, name: str, mr: int, nv: int, K: int, lda: int, ldb: int, ldc: int,
            acc: bool, unroll: int) -> str:
     """C source (GCC/clang extended asm) of one microkernel instance."""
     if mr < 1 or nv < 1 or K < 1 or mr > max_rows(family, 32, nv):
@@ -61,12 +64,12 @@ def render(env, family: str, name: str, mr: int, nv: int, K: int, lda: int, ldb:
         accs = [[f"v{i * nv + v}" for v in range(nv)] for i in range(mr)]
         areg = [f"v{mr * nv + i}" for i in range(mr)]
         bregs = [f"v{mr * nv + mr + v}" for v in range(nv)]
-        return env.get_template("gemm_neon.j2").render(
+        return templating.render("emit_asm/gemm_neon.j2",
             **common, rows=rows, accs=accs, areg=areg, bregs=bregs, blist=", ".join(f"{r}.4s" for r in bregs),
             clobbers=[f"v{r}" for r in range(mr * nv + mr + nv)])
     g = rvv_lmul(nv)
     fr = [[f"f{_FREGS[(u % 2) * mr + i]}" for i in range(mr)] for u in range(2)]
-    return env.get_template("gemm_rvv.j2").render(
+    return templating.render("emit_asm/gemm_rvv.j2",
         **common, w=8 * nv, lmul=g, kelems=lda // 4, accs=[f"v{g * i}" for i in range(mr)],
         bregs=[f"v{g * mr}", f"v{g * (mr + 1)}"], fr=fr,
         clobbers=[f"v{r}" for r in range(g * (mr + 2))], fclobbers=sorted({f for s in fr for f in s}))

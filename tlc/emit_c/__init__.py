@@ -9,7 +9,9 @@ tests (tests/emit_c/harness.py) both use.
 
 The TU includes "tl/bundle_abi.h", defines each kernel's entry ``k_<name>``, its grid function
 ``grid_<name>`` (kernels with a grid block), the parameter/kernel descriptor tables and the one
-exported symbol ``tl_bundle_query``. Per-ISA differences come from :mod:`tlc.emit_c.isa`
+exported symbol ``tl_bundle_query``. The emitter's layout is in docs/design.md, "Emitter
+structure": per kernel a frozen plan (plan.py), then the walk (walk.py) through per-opcode rule
+tables (rules/) writing into an emission context (context.py). Per-ISA differences come from :mod:`tlc.emit_c.isa`
 (KeyError for a missing entry); vector math from templates/vmath.j2. Deterministic: identical
 input gives byte-identical output. ``display_file`` (e.g. "ops/softmax.py", relative to the build
 root) replaces ``source_file`` in the descriptors' ``source`` and in the C's comments, so the
@@ -19,18 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import jinja2
-
+from tlc import templating
 from tlc.lower import ir
 from tlc.target import Variant
 from tlc.emit_c import isa as isa_tables
-from tlc.emit_c.kernel import KernelEmitter
-
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
-                          undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                          autoescape=False)
+from tlc.emit_c import walk
+from tlc.emit_c.plan import analyse
 
 _ACCESS = {"none": "TL_ACCESS_NONE", "read": "TL_ACCESS_READ", "write": "TL_ACCESS_WRITE",
            "readwrite": "TL_ACCESS_READWRITE"}
@@ -45,9 +42,10 @@ def _cname(name: str) -> str:
 
 
 def _kernel_ctx(k: ir.Kernel, source_file: str, lanes: int, shown) -> dict:
-    em = KernelEmitter(k, source_file, lanes, shown)
-    entry = em.entry_body()
-    grid = KernelEmitter(k, source_file, lanes, shown).grid_body() if k.grid is not None else None
+    plan = analyse(k, source_file, lanes, shown)
+    em = walk.entry(plan)
+    entry = em.lines
+    grid = walk.grid(plan).lines if k.grid is not None else None
     params = [dict(name=_lit(p.name), kind="TL_PARAM_TENSOR" if p.kind == "tensor" else "TL_PARAM_SCALAR",
                    dtype=p.dtype.value if p.dtype is not None else 0, rank=p.rank if p.kind == "tensor" else 0,
                    access=_ACCESS[p.access] if p.kind == "tensor" else "TL_ACCESS_NONE")
@@ -107,15 +105,15 @@ def emit_bundle(kernels: list[ir.Kernel], variant: Variant, source_file: str, di
                f2i=isa_tables.entry(variant.isa, "f2i", a="a"),
                f2l=isa_tables.entry(variant.isa, "f2l", a="a"),
                masked={k: isa_tables.entry(variant.isa, k, a="p", b="m", c="v") for k in isa_tables.MASKED})
-    prelude = _ENV.get_template("prelude.j2").render(**ctx)
-    vmath = _ENV.get_template("vmath.j2").render(**ctx)
+    prelude = templating.render("emit_c/prelude.j2",**ctx)
+    vmath = templating.render("emit_c/vmath.j2",**ctx)
     def shown(f: str) -> str:
         return display_file if display_file and f == source_file else f
     kctx = [_kernel_ctx(k, source_file, tab["lanes"], shown) for k in kernels]
     asm = {}
     for kc in kctx:
         asm.update(kc.pop("asm"))
-    return _ENV.get_template("bundle.j2").render(
+    return templating.render("emit_c/bundle.j2",
         source_file=comment_safe(shown(source_file)), variant=variant.name, isa=variant.isa, prelude=prelude, vmath=vmath,
         asm=[asm[n] for n in sorted(asm)], kernels=kctx, variant_lit=_lit(variant.name),
         features_lit=_lit(",".join(variant.features)))

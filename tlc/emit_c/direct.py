@@ -30,28 +30,40 @@ runtime.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
+from tlc.emit_c import lanes
 
-# tensor dtype -> lane kind of the tile it loads/stores (the memory.py vector row table's keys)
+# tensor dtype -> lane kind of the tile it loads/stores (the access.py vector row table's keys)
 _KIND = {DType.float32: "f", DType.float16: "f", DType.bfloat16: "f", DType.int32: "i", DType.int64: "l"}
 
 
-@dataclass
-class Plan:
-    loads: list[ir.Op] = field(default_factory=list)      # absorbed loads (operands of the fused op)
+@dataclass(frozen=True)
+class Direct:
+    """The absorbed loads and stores of one fused op."""
+
+    loads: tuple[ir.Op, ...]                # absorbed loads (operands of the fused op)
     # absorbed reshapes (operands of the fused op) -> the lower-rank absorbed load each one lifts
+    lifted: Mapping[int, ir.Op]
+    stores: Mapping[int, ir.Op]             # output index -> absorbed store
+
+
+@dataclass
+class _Draft:
+    loads: list[ir.Op] = field(default_factory=list)
     lifted: dict[int, ir.Op] = field(default_factory=dict)
-    stores: dict[int, ir.Op] = field(default_factory=dict)  # output index -> absorbed store
+    stores: dict[int, ir.Op] = field(default_factory=dict)
 
 
-def _root_param(e, view: ir.Op):
+def _root_param(kernel: ir.Kernel, view: ir.Op):
     v = view.operands[0] if view.opcode == "view" else view
     if v.opcode != "arg":
         return None
     i = v.attr("index")
-    params = getattr(e.k, "params", None) or ()
+    params = getattr(kernel, "params", None) or ()
     return params[i] if i < len(params) else None
 
 
@@ -59,7 +71,6 @@ def _tensor_ok(tensor_op: ir.Op, tile_dtype: DType) -> bool:
     tt = tensor_op.type
     if not isinstance(tt, ir.TensorType) or tt.dtype not in _KIND:
         return False
-    from tlc.emit_c import lanes
     return lanes.KIND.get(tile_dtype) == _KIND[tt.dtype]
 
 
@@ -82,18 +93,21 @@ def _same_view(a: ir.Op, b: ir.Op) -> bool:
                       and all(x is y for x, y in zip(a.operands, b.operands)) and a.attrs == b.attrs)
 
 
-def plan_block(e, block: ir.Block) -> None:
-    """Records absorbed loads/stores of ``block``'s fused ops in ``e.direct`` / ``e.absorbed``."""
+def plan_block(kernel: ir.Kernel, block: ir.Block, uses: Mapping[int, int], getitems: Mapping,
+               inplace_fused: Mapping) -> dict[int, Direct]:
+    """{id(fused op): Direct} of ``block``'s fused ops that absorb loads or stores (``uses``:
+    operand use counts of the kernel body; ``getitems``: (tuple op id, index) -> getitem;
+    ``inplace_fused``: the (fused id, output) pairs written over a carried tile)."""
     ops = block.ops
     pos = {id(op): p for p, op in enumerate(ops)}
-    uses = e.uses
+    found: dict[int, Direct] = {}
     for p, f in enumerate(ops):
         if f.opcode != "fused":
             continue
         shape = tuple(f.attr("shape"))
         if not shape:
             continue
-        plan = Plan()
+        plan = _Draft()
         seen = set()
         for o in f.operands:
             if id(o) in seen:
@@ -112,23 +126,23 @@ def plan_block(e, block: ir.Block) -> None:
                     and not ld.attr("has_mask", False) and uses.get(id(ld), 0) == 1
                     and tuple(ld.attr("shape")) == lshape and ld.operands[0].type.rank == len(lshape)
                     and _tensor_ok(ld.operands[0], ld.type.dtype)):
-                prm = _root_param(e, ld.operands[0])
+                prm = _root_param(kernel, ld.operands[0])
                 if prm is not None and (getattr(prm, "access", "") == "read" or (
                         ld is o and not any(_writes(q) for q in ops[pos[id(ld)] + 1:p]))):
                     plan.loads.append(ld)
                     if ld is not o:
                         plan.lifted[id(o)] = o
-        getitems = {id(g): g for (fid, _), g in e.getitems.items() if fid == id(f)}
+        outputs = {id(g): g for (fid, _), g in getitems.items() if fid == id(f)}
         for q in range(p + 1, len(ops)):
             s = ops[q]
             if s.opcode == "store":
                 g = s.operands[1]
                 view = s.operands[0]
-                if (id(g) in getitems and not s.attr("has_mask", False) and uses.get(id(g), 0) == 1
+                if (id(g) in outputs and not s.attr("has_mask", False) and uses.get(id(g), 0) == 1
                         and isinstance(g.type, ir.TileType) and tuple(g.type.shape) == shape
                         and isinstance(view.type, ir.TensorType) and view.type.rank == len(shape) and _tensor_ok(view, g.type.dtype)
                         and not (id(view) in pos and pos[id(view)] > p)
-                        and (id(f), g.attr("index")) not in e.inplace_fused):
+                        and (id(f), g.attr("index")) not in inplace_fused):
                     plan.stores[g.attr("index")] = s
                     continue
                 break
@@ -137,14 +151,20 @@ def plan_block(e, block: ir.Block) -> None:
         # a load of a tensor the kernel writes is read in the lane loop only when the absorbed
         # stores to that tensor write exactly the elements it reads (the same view)
         plan.loads = [o for o in plan.loads
-                      if getattr(_root_param(e, o.operands[0]), "access", "") == "read"
+                      if getattr(_root_param(kernel, o.operands[0]), "access", "") == "read"
                       or all(_same_view(o.operands[0], s.operands[0]) for s in plan.stores.values()
                              if _root(s.operands[0]) is _root(o.operands[0]))]
         if plan.loads or plan.stores:
-            e.direct[id(f)] = plan
-            for o in plan.loads:
-                e.absorbed.add(id(o))
-            for o in plan.lifted.values():
-                e.absorbed.add(id(o))
-            for s in plan.stores.values():
-                e.absorbed.add(id(s))
+            found[id(f)] = Direct(tuple(plan.loads), MappingProxyType(dict(plan.lifted)),
+                                  MappingProxyType(dict(plan.stores)))
+    return found
+
+
+def absorbed(direct: Mapping[int, Direct]) -> set[int]:
+    """ids of the loads, reshapes and stores that their fused ops emit instead."""
+    out: set[int] = set()
+    for plan in direct.values():
+        out.update(id(o) for o in plan.loads)
+        out.update(id(o) for o in plan.lifted.values())
+        out.update(id(s) for s in plan.stores.values())
+    return out

@@ -18,10 +18,12 @@ x86 AVX variants. float16 conversions use the prelude's software lane loops (no 
 """
 from __future__ import annotations
 
+from tlc import simd
+
 ISA: dict[str, dict[str, object]] = {
     "avx512": {
         "includes": ("<immintrin.h>",),
-        "lanes": 16,
+        "lanes": simd.lanes("avx512"),
         "splat_f": "((tl_vf)_mm512_set1_ps({a}))",
         "splat_i": "((tl_vi)_mm512_set1_epi32({a}))",
         "fma": "((tl_vf)_mm512_fmadd_ps((__m512)({a}), (__m512)({b}), (__m512)({c})))",
@@ -38,7 +40,7 @@ ISA: dict[str, dict[str, object]] = {
     },
     "avx2": {
         "includes": ("<immintrin.h>",),
-        "lanes": 8,
+        "lanes": simd.lanes("avx2"),
         "splat_f": "((tl_vf)_mm256_set1_ps({a}))",
         "splat_i": "((tl_vi)_mm256_set1_epi32({a}))",
         "fma": "((tl_vf)_mm256_fmadd_ps((__m256)({a}), (__m256)({b}), (__m256)({c})))",
@@ -53,7 +55,7 @@ ISA: dict[str, dict[str, object]] = {
     },
     "sse2": {
         "includes": ("<immintrin.h>",),
-        "lanes": 4,
+        "lanes": simd.lanes("sse2"),
         "splat_f": "((tl_vf)_mm_set1_ps({a}))",
         "splat_i": "((tl_vi)_mm_set1_epi32({a}))",
         # no FMA in the x86-64 baseline: multiply, round, add, round
@@ -104,7 +106,7 @@ _RVV_F2L = ("({{ tl_vl b_ = __builtin_convertvector((tl_vi)({a}), tl_vl), "
 ISA.update({
     "neon": {
         "includes": ("<arm_neon.h>",),
-        "lanes": 4,
+        "lanes": simd.lanes("neon"),
         "splat_f": "((tl_vf)vdupq_n_f32({a}))",
         "splat_i": "((tl_vi)vdupq_n_s32({a}))",
         "fma": "((tl_vf)vfmaq_f32((float32x4_t)({c}), (float32x4_t)({a}), (float32x4_t)({b})))",
@@ -112,8 +114,8 @@ ISA.update({
         "h2f": "((tl_vf)vcvt_f32_f16(vreinterpret_f16_u16((uint16x4_t)({a}))))",
         "f2h": "((tl_vh)vreinterpret_u16_f16(vcvt_f16_f32((float32x4_t)({a}))))",
     },
-    "rvv": {**_SCALAR_VECTOR, "lanes": 8, "f2i": _RVV_F2I, "f2l": _RVV_F2L},
-    "rv64": {**_SCALAR_VECTOR, "lanes": 4},
+    "rvv": {**_SCALAR_VECTOR, "lanes": simd.lanes("rvv"), "f2i": _RVV_F2I, "f2l": _RVV_F2L},
+    "rv64": {**_SCALAR_VECTOR, "lanes": simd.lanes("rv64")},
 })
 
 # entries every ISA table must provide (checked by tests/emit_c/test_isa.py)
