@@ -1,5 +1,5 @@
 """x86 microkernel dots whose B is a multi-axis window load reshaped to (rows, columns), e.g. a
-conv window (C, KH, BH, BW) read as (C*KH, BH*BW) (tlc/emit_c/memory.py gather_b_loads): in
+conv window (C, KH, BH, BW) read as (C*KH, BH*BW) (tlc/emit_c/plan.py, Plan.gather_b): in
 bounds with unit inner stride the dot packs B straight from the tensor through row- and
 column-offset tables; column-strided views and blocks partly outside the tensor take the tile
 copy. Built from TL source for AVX-512 and AVX2; results against float64 NumPy."""

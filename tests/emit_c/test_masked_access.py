@@ -1,4 +1,4 @@
-"""Masked ``tl.load``/``tl.store`` (tlc/emit_c/masked.py) on every x86 variant against a float64
+"""Masked ``tl.load``/``tl.store`` (tlc/emit_c/access.py, open_vector) on every x86 variant against a float64
 NumPy model: masks all-true, all-false, ragged, with a masked-off row; tiles inside the tensor,
 past its last byte and before its first byte with a PROT_NONE guard page there (a masked-off or
 out-of-bounds lane that touched memory would fault); rows outside the tensor; strided views (a

@@ -1,4 +1,4 @@
-"""Loop-carried tiles kept in vector locals (tlc/emit_c/kernel.py RegTile): a runtime loop
+"""Loop-carried tiles kept in vector locals (tlc/emit_c/values.py RegTile, chosen by plan.reg_carried): a runtime loop
 carrying float32 / int32 / int64 / bool tiles of 3 rows by 20 lanes (a partial last vector on
 every variant), updated in place, through a second use (no in-place yield) and mixed with tiles
 that stay in the workspace (over the register budget), and the same loop on 2 x 6 tiles (all in

@@ -1,5 +1,5 @@
 """``where`` on a gt/lt of its own two float values is emitted as TL_VMAX / TL_VMIN (one
-maxps/minps on x86, tlc/emit_c/tiles.py _min_max): the four forms keep where's exact results,
+maxps/minps on x86, tlc/emit_c/rules/elementwise.py _min_max): the four forms keep where's exact results,
 NaN in either operand, signed zeros and infinities included; other forms stay selects."""
 import numpy as np
 import pytest

@@ -70,7 +70,7 @@ def test_masked_load_and_store_warn_once_with_lane_counts(tmp_path):
 
 
 def test_masked_int8_access_says_each_lane_is_tested(tmp_path):
-    """int8/bool masked accesses keep the per-element path (tlc/emit_c/masked.py covers wider dtypes)."""
+    """int8/bool masked accesses keep the per-element path (tlc/emit_c/access.py open_vector covers wider dtypes)."""
     ws = driver.lint(driver.parse(_write(tmp_path, MASKED.replace("tl.float32", "tl.int8"))))
     assert len(ws) == 2 and "masked tl.load of int8 tests each of its 1024 or 8192 lanes (by instance) one at a time" in ws[0]
     assert "masked tl.store of int8 tests each" in ws[1]
