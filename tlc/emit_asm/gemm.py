@@ -44,18 +44,18 @@ STREAM_ROWS = 4                        # B rows per pass of the wide one-row ker
 
 
 def b_from_source(family: str, M: int, mr: int, N: int) -> bool:
-    """True when emit_dot reads B from the tensor (``b_src``) for this dot whenever the caller
-    passes it: B packed into panels (M > mr) or streamed by the one-row kernel (M == 1 on x86);
-    both need every column in full vectors (N a multiple of the lanes)."""
+    """True when the dot's calls (tlc/emit_c/gemm_calls.py) read B from the tensor (``b_src``)
+    whenever the caller passes it: B packed into panels (M > mr) or streamed by the one-row
+    kernel (M == 1 on x86); both need every column in full vectors (N a multiple of the lanes)."""
     if family not in LANES or N % LANES[family]:
         return False
     return M > mr or (M == 1 and family in ROW_CAP)
 
 
 def a_from_source(family: str, M: int, mr: int) -> bool:
-    """True when emit_dot copies A itself from the tensor (``a_src``) when the caller passes it:
-    x86 dots with several row blocks, where the next K step's A and B are prefetched during the
-    microkernel calls (the copy then reads L2 instead of waiting on L3/DRAM)."""
+    """True when the dot's calls (tlc/emit_c/gemm_calls.py) copy A from the tensor (``a_src``)
+    when the caller passes it: x86 dots with several row blocks, where the next K step's A and B
+    are prefetched during the microkernel calls (the copy then reads L2 instead of waiting on L3/DRAM)."""
     return family in ROW_CAP and M > mr
 
 

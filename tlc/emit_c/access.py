@@ -253,7 +253,7 @@ def open_vector(ctx: Context, plan: Plan, t: TensorRef, shape, tile: Tile, mask:
     ctx.line(f"if (!({ok})) {hi} = {lo};   /* the row is outside the tensor */")
     lin = " + ".join(f"{i} * {math.prod(shape[a + 1:])}" for a, i in enumerate(outer)) or "0"
     ctx.line(f"const uintptr_t base = (uintptr_t){t.data} + (uintptr_t)(({addr(t, outer + ['0'])}) "
-           f"* (int64_t)sizeof({T}));")
+             f"* (int64_t)sizeof({T}));")
     ctx.line(f"{'' if load else 'const '}{tile.ctype}* const tr = {tile.name} + {lin};")
     ctx.line(f"const int32_t* const mr = {mask.name} + {lin};")
     j = ctx.fresh("j")
@@ -261,7 +261,7 @@ def open_vector(ctx: Context, plan: Plan, t: TensorRef, shape, tile: Tile, mask:
     # whole vectors when the row is a multiple of the lanes: n is then a constant for the compiler
     ctx.line("const int64_t n = TL_L;" if S % plan.lanes == 0 else f"const int64_t n = tl_lanes({S} - {j});")
     ctx.line(f"{'const ' if load else ''}{T}* const p = ({'const ' if load else ''}{T}*)"
-           f"(base + (uintptr_t)({j} * (int64_t)sizeof({T})));")
+             f"(base + (uintptr_t)({j} * (int64_t)sizeof({T})));")
     ctx.line(f"tl_vi m = tl_ld_i(mr + {j}, n) != 0;")
     ctx.open(f"if ({lo} <= {j} && {j} + n <= {hi})")
     if load:

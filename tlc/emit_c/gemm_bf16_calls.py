@@ -83,7 +83,7 @@ def emit_dot(ctx: Context, plan: Plan, mr: int, nv: int, a: str, b: str, acc: st
                     r1 = "0" if last_k else f"{base} + (2 * {kk} + 1) * {ld} + {col}"
                     n = f"({col} + 16 <= {N} ? 16 : {N} - ({col}))" if tail else "16"
                     ctx.line(f"{fn}({pk} + {q} * {K2} + {kk} * {w} + {v * L}, "
-                           f"{base} + 2 * {kk} * {ld} + {col}, {r1}, {n});")
+                             f"{base} + 2 * {kk} * {ld} + {col}, {r1}, {n});")
                 ctx.close()
             ctx.close()
 

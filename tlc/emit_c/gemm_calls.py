@@ -104,10 +104,10 @@ def emit_dot(ctx: Context, plan: Plan, family: str, mr: int, nv: int, a: str, b:
         ctx.open(f"for (int64_t {q} = 0; {q} < {Nv}; {q} += {max(L, 16)})")
         if rt is None:
             ctx.line(f"__builtin_prefetch((const void*)((uintptr_t)({src} + {q}) + "
-                   f"(uintptr_t)(4 * ({kk} + {gemm.PACK_PF_ROWS}) * ({ld}))));")
+                     f"(uintptr_t)(4 * ({kk} + {gemm.PACK_PF_ROWS}) * ({ld}))));")
         else:
             ctx.line(f"if ({kk} + {gemm.PACK_PF_ROWS} < {K}) __builtin_prefetch({src} + {rt}[{kk} + {gemm.PACK_PF_ROWS}] "
-                   f"+ {ct}[{q} / {L}]);")
+                     f"+ {ct}[{q} / {L}]);")
         ctx.close()
         for width_total, width, vecs in panels:
             if width_total == 0:
@@ -130,7 +130,7 @@ def emit_dot(ctx: Context, plan: Plan, family: str, mr: int, nv: int, a: str, b:
         ctx.open(f"for (int64_t {r} = 0; {r} < {M}; ++{r})")
         ctx.open(f"for (int64_t {c} = 0; {c} < {K}; {c} += 16)")
         ctx.line(f"__builtin_prefetch((const void*)((uintptr_t)({a_src[0]} + {c}) + "
-               f"(uintptr_t)(4 * ({r} + {gemm.PACK_PF_ROWS}) * ({a_src[1]}))));")
+                 f"(uintptr_t)(4 * ({r} + {gemm.PACK_PF_ROWS}) * ({a_src[1]}))));")
         ctx.close()
         ctx.open(f"for (int64_t {c} = 0; {c} < {K}; {c} += TL_L)")
         if K % L:
@@ -149,10 +149,10 @@ def emit_dot(ctx: Context, plan: Plan, family: str, mr: int, nv: int, a: str, b:
         if direct:
             name = ctx.add_asm(gemm.function(family, rows, vecs, K, None, 4 * vecs * L, ldc, acc is not None))
             ctx.line(f"{name}({a_src[0]} + ({i}) * ({a_src[1]}), {bp}, {c0}, {out} + ({i}) * {N} + ({j}), "
-                   f"4 * ({a_src[1]}));")
+                     f"4 * ({a_src[1]}));")
             return
         ctx.line(f"{fn(rows, vecs, 4 * vecs * L if pack else ldb)}({a} + ({i}) * {K}, {bp}, {c0}, "
-               f"{out} + ({i}) * {N} + ({j}));")
+                 f"{out} + ({i}) * {N} + ({j}));")
 
     i, j = ctx.fresh("i"), ctx.fresh("j")
     npan, nblk = Nm // W, Mm // mr
@@ -169,12 +169,12 @@ def emit_dot(ctx: Context, plan: Plan, family: str, mr: int, nv: int, a: str, b:
         ctx.open(f"for (int64_t {t} = {pj} * {ra}; {t} < {pj} * {ra} + {ra} && {t} < {mr}; ++{t})")
         for line in range(-(-K // 16)):
             ctx.line(f"__builtin_prefetch((const void*)((uintptr_t)({a_src[0]} + {K} + {line * 16}) + "
-                   f"(uintptr_t)(4 * ({i} + {t}) * ({a_src[1]}))), 0, 2);")
+                     f"(uintptr_t)(4 * ({i} + {t}) * ({a_src[1]}))), 0, 2);")
         ctx.close()
         ctx.open(f"for (int64_t {t} = {bi} * {rb}; {t} < {bi} * {rb} + {rb} && {t} < {K}; ++{t})")
         for line in range(-(-W // 16)):
             ctx.line(f"__builtin_prefetch((const void*)((uintptr_t)({b_src[0]} + {j} + {line * 16}) + "
-                   f"(uintptr_t)(4 * ({K} + {t}) * ({b_src[1]}))), 0, 2);")
+                     f"(uintptr_t)(4 * ({K} + {t}) * ({b_src[1]}))), 0, 2);")
         ctx.close()
         ctx.close()
 

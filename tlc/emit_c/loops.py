@@ -88,7 +88,7 @@ def lane_loop(ctx: Context, plan: Plan, shape, inputs, outputs: list, body, dire
             terms = [f"({t.off[a - lead]} + {idx[a]}) * {t.stride[a - lead]}" for a in range(lead, R - 1)]
             terms.append(f"{t.off[-1]}")
             ctx.line(f"{'const ' if key[0] == 'i' else ''}{STORAGE_C[t.dtype]}* const {name} = {t.data} + "
-                   f"{' + '.join(terms)};")
+                     f"{' + '.join(terms)};")
             rows[key] = (name, t)
         return rows
 
@@ -135,7 +135,7 @@ def lane_loop(ctx: Context, plan: Plan, shape, inputs, outputs: list, body, dire
                 ctx.line(f"{out.reg(reg_row, reg_v)} = {lanes.to_memory(expr, out.type.dtype)};")
             else:
                 ctx.line(f"tl_st_{lanes.SUFFIX[out.kind]}({out.name} + {offset(shape)} + {j}, "
-                       f"{lanes.to_memory(expr, out.type.dtype)}, n);")
+                         f"{lanes.to_memory(expr, out.type.dtype)}, n);")
 
     if in_regs:
         L = plan.lanes
@@ -150,7 +150,7 @@ def lane_loop(ctx: Context, plan: Plan, shape, inputs, outputs: list, body, dire
                 if broadcast(n):
                     lane_names[n] = ctx.fresh("s")
                     ctx.line(f"const {lanes.VEC[lanes.KIND[dt]]} {lane_names[n]} = "
-                           f"{lanes.SPLAT[lanes.KIND[dt]].format(f'{v.name}[{offset(padded[n])}]')};")
+                             f"{lanes.SPLAT[lanes.KIND[dt]].format(f'{v.name}[{offset(padded[n])}]')};")
             for v in range(-(-inner // L)):
                 ctx.scope()
                 ctx.line(f"const int64_t {j} = {v * L};")

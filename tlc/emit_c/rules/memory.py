@@ -43,7 +43,7 @@ def emit_load(ctx: Context, plan: Plan, op: ir.Op) -> None:
     if gather is not None:   # a multi-axis B window: row and column-chunk offset tables
         src, rt, ct = (f"{out.name}_{s}" for s in ("src", "rt", "ct"))
         ctx.line(f"const float* {src} = 0; int64_t {rt}[{math.prod(shape[:gather])}]; "
-               f"int64_t {ct}[{math.prod(shape[gather:]) // plan.lanes}];")
+                 f"int64_t {ct}[{math.prod(shape[gather:]) // plan.lanes}];")
         ctx.open(f"if (({fast}) && {t.stride[-1]} == 1)")
         ctx.line(f"{src} = {t.data} + {access.addr(t, ['0'] * len(shape))};")
         for tab, dims, step in ((rt, range(gather), None), (ct, range(gather, len(shape)), plan.lanes)):
@@ -77,7 +77,7 @@ def emit_store(ctx: Context, plan: Plan, op: ir.Op) -> None:
     val = tile(ctx, op.operands[1]) if isinstance(op.operands[1].type, ir.TileType) else None
     if val is None:   # a scalar stored to a 0-d view
         ctx.line(f"{t.data}[{access.addr(t, ['0'] * len(t.off))}] = "
-               f"{access.STORE[t.dtype].format(scalar(ctx, op.operands[1]))};")
+                 f"{access.STORE[t.dtype].format(scalar(ctx, op.operands[1]))};")
         return
     shape = tuple(val.type.shape)
     mask = tile(ctx, op.operands[2]) if op.attr("has_mask", False) else None
