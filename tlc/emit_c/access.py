@@ -65,7 +65,7 @@ def checked_axes(op: ir.Op, rank: int) -> tuple[bool, ...]:
     return tuple(c) if c is not None else (True,) * rank
 
 
-def index_loops(ctx: Context, plan: Plan, shape) -> tuple[list[str], str]:
+def index_loops(ctx: Context, shape) -> tuple[list[str], str]:
     idx = []
     for s in shape:
         i = ctx.fresh("i")
@@ -108,7 +108,7 @@ def fast_rows(ctx: Context, plan: Plan, t: TensorRef, shape, tile: Tile, load: b
             ctx.line(f"{t.data}[0] = {STORE[t.dtype].format(f'{tile.name}[0]')};")
         return
     if box is None:
-        outer_idx, _ = index_loops(ctx, plan, shape[:-1])
+        outer_idx, _ = index_loops(ctx, shape[:-1])
         first, last = "0", shape[-1]
     else:
         lo, hi = box
@@ -158,7 +158,7 @@ def masked_access(ctx: Context, plan: Plan, t: TensorRef, shape, tile: Tile, che
     vec = applies(t, tile, mask, shape)
     if vec:
         open_vector(ctx, plan, t, shape, tile, mask, checked, other, load)
-    idx, lin = index_loops(ctx, plan, shape)
+    idx, lin = index_loops(ctx, shape)
     ctx.line(stmt(idx, lin, lane_valid(t, idx, checked, mask, lin)))
     for _ in idx:
         ctx.close()
@@ -166,7 +166,7 @@ def masked_access(ctx: Context, plan: Plan, t: TensorRef, shape, tile: Tile, che
         ctx.close()
 
 
-def edge_box(ctx: Context, plan: Plan, t: TensorRef, shape, checked) -> tuple[list[str], list[str]]:
+def edge_box(ctx: Context, t: TensorRef, shape, checked) -> tuple[list[str], list[str]]:
     """Per axis, the tile coordinates [lo, hi) that lie inside the tensor (an empty range when
     none does): lo = clamp(-off, 0, S), hi = clamp(extent - off, lo, S); unchecked axes: [0, S)."""
     lo, hi = [], []
@@ -184,7 +184,7 @@ def edge_box(ctx: Context, plan: Plan, t: TensorRef, shape, checked) -> tuple[li
     return lo, hi
 
 
-def fill_tile(ctx: Context, plan: Plan, buf: Tile, n: int, value: str) -> None:
+def fill_tile(ctx: Context, buf: Tile, n: int, value: str) -> None:
     """buf[0:n] = value, TL_L lanes at a time."""
     q = ctx.fresh("q")
     splat = lanes.SPLAT["i"].format(value) if buf.kind == "m" else lanes.SPLAT[buf.kind].format(value)
@@ -203,9 +203,9 @@ def fast_then_edges(ctx: Context, plan: Plan, t: TensorRef, shape, buf, checked,
     ctx.chain("} else {")
     if shape:
         # partly outside: `fill` everywhere (loads), then the in-bounds sub-box by rows
-        box = edge_box(ctx, plan, t, shape, checked)
+        box = edge_box(ctx, t, shape, checked)
         if load:
-            fill_tile(ctx, plan, buf, math.prod(shape), fill)
+            fill_tile(ctx, buf, math.prod(shape), fill)
         fast_rows(ctx, plan, t, shape, buf, load=load, box=box)
     ctx.close()
 

@@ -17,7 +17,7 @@ def operand_srcs(ctx: Context, plan: Plan, op):
     return src(op.operands[0]), src(op.operands[1])
 
 
-def emit_dot(ctx: Context, plan: Plan, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: int, K: int, N: int,
+def emit_dot(ctx: Context, mr: int, nv: int, a: str, b: str, acc: str | None, out: str, M: int, K: int, N: int,
              srcs=(None, None)) -> int:
     """Calls covering out[0:M, 0:N]; a, b, acc, out are C names of dense row-major float tiles
     (M, K), (K, N), (M, N), (M, N) (out may be acc). ``srcs``: (A, B) bf16 sources from

@@ -14,7 +14,7 @@ from tlc.emit_c.context import Context
 from tlc.emit_c.plan import Plan
 
 
-def _emit_row(ctx: Context, plan: Plan, family: str, a: str, b: str, acc: str | None, out: str, K: int, N: int,
+def _emit_row(ctx: Context, family: str, a: str, b: str, acc: str | None, out: str, K: int, N: int,
               b_src: tuple[str, str] | None) -> int:
     """One-row dot: out[0, 0:Nv] from B in place (b_src when non-null at run time, else the tile)."""
     L, cap = gemm.LANES[family], gemm.ROW_CAP[family]
@@ -70,7 +70,7 @@ def emit_dot(ctx: Context, plan: Plan, family: str, mr: int, nv: int, a: str, b:
     (into L2) the tiles of the next K step: A columns [K, 2K) and B rows [K, 2K) of the sources."""
     L = gemm.LANES[family]
     if M == 1 and family in gemm.ROW_CAP:
-        return _emit_row(ctx, plan, family, a, b, acc, out, K, N, b_src)
+        return _emit_row(ctx, family, a, b, acc, out, K, N, b_src)
     nvec = N // L
     Nv = nvec * L
     lda, ldb, ldc = 4 * K, 4 * N, 4 * N

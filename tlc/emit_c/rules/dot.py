@@ -50,7 +50,7 @@ def emit_dot(ctx: Context, plan: Plan, op: ir.Op) -> None:
 
     uk = op.attr("ukernel", None)
     if uk is not None and uk[0] == "avx512bf16":   # bf16 x bf16 -> f32 (tlc/emit_asm/gemm_bf16.py)
-        M4, N2 = M, gemm_bf16_calls.emit_dot(ctx, plan, uk[1], uk[2], a.name, b.name, acc.name if acc is not None else None,
+        M4, N2 = M, gemm_bf16_calls.emit_dot(ctx, uk[1], uk[2], a.name, b.name, acc.name if acc is not None else None,
                                              out.name, M, K, N, srcs=gemm_bf16_calls.operand_srcs(ctx, plan, op))
     elif uk is not None and kind == "f" and out.type.dtype is DType.float32 and (acc is None or acc.type.dtype is DType.float32):
         family, mr, nv = uk

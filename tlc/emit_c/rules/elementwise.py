@@ -18,7 +18,7 @@ from tlc.emit_c.storage import result_tile, tuple_result
 from tlc.emit_c.values import numel
 
 
-def _lane_stmt(ctx: Context, plan: Plan, op: ir.Op, operands: list[tuple[str, DType]]) -> str:
+def _lane_stmt(ctx: Context, op: ir.Op, operands: list[tuple[str, DType]]) -> str:
     dt = op.type.dtype if not isinstance(op.type, ir.TupleType) else None
     if op.opcode == "const":
         kind = lanes.KIND[op.type.dtype]
@@ -131,7 +131,7 @@ def _fused_gen(ctx: Context, plan: Plan, body: ir.Block):
                 ctx.line(f"const tl_vf {name} = {mm[0]}({ops[mm[1]][0]}, {ops[mm[2]][0]});")
                 local[id(b)] = (name, dt)
                 continue
-            local[id(b)] = (_lane_stmt(ctx, plan, b, ops), dt)
+            local[id(b)] = (_lane_stmt(ctx, b, ops), dt)
         raise AssertionError("fused body without yield")
 
     return gen
@@ -143,7 +143,7 @@ def _elementwise(ctx: Context, plan: Plan, op: ir.Op) -> None:
     inputs = [(ctx.val(o), o.type.dtype) for o in op.operands]
     out = result_tile(ctx, op)
     lane_loop(ctx, plan, op.type.shape, inputs, [out],
-              lambda ln: [_lane_stmt(ctx, plan, op, list(zip(ln, [d for _, d in inputs])))])
+              lambda ln: [_lane_stmt(ctx, op, list(zip(ln, [d for _, d in inputs])))])
     return None
 
 
