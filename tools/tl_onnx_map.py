@@ -364,8 +364,8 @@ def _attention_bias(mask, L, S, causal, past, nonpad, lw, rw):
 def _attention(i, a, n):
     """ONNX Attention (opsets 23-25): 3-D or 4-D inputs, past/present cache, nonpad_kv_seqlen,
     causal and sliding windows, softcap, qk_matmul_output modes, softmax_precision; computed
-    by tl._ops_attention.onnx_attention (intermediate results rounded to T as ONNX does)."""
-    from tl._ops_attention import onnx_attention
+    by tl.ops.attention.onnx_attention (intermediate results rounded to T as ONNX does)."""
+    from tl.ops.attention import onnx_attention
     i = list(i) + [None] * (7 - len(i))
     q, k, v, mask, pk, pv, nonpad = i[:7]
     three = q.ndim == 3

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tl import ops as _o
-from tl import _ops_ew as ew
-from tl.ops import _launch, _NAMES
+from tl.ops._core import _launch, _NAMES
+from tl.ops.elementwise import add, cast, div, mul, tanh
+from tl.ops.pointwise import where
+from tl.ops.linalg import mm
+from tl.ops.nn import scaled_dot_product_attention
+from tl.ops._registry import names_in, public_op
 
-__all__: list = []
 
 # ONNX TensorProto data types accepted for softmax_precision
 _PRECISION = {1: np.float32, 10: np.float16, 11: np.float64}
@@ -37,7 +39,7 @@ _PRECISION = {1: np.float32, 10: np.float16, 11: np.float64}
 def _rnd(a, dt):
     """a (any float array) rounded to dt through tl.ops.cast."""
     a = np.asarray(a)
-    return a if a.dtype == dt else _o.cast(a, dt)
+    return a if a.dtype == dt else cast(a, dt)
 
 
 def _softmax_in(s, dt):
@@ -74,7 +76,6 @@ def onnx_attention(q, k, v, bias=None, scale=None, softcap=0.0, softmax_precisio
     sc = 1.0 / np.sqrt(e) if scale is None else float(scale)
     plain = (dt == np.float32 and not softcap and qk_output_mode is None
              and softmax_precision in (None, 1))
-    from tl._ops_nn import mm, scaled_dot_product_attention
     if plain:
         return scaled_dot_product_attention(q, k, v, None if bias is None else
                                             np.asarray(bias, np.float32), False, sc)
@@ -82,17 +83,17 @@ def onnx_attention(q, k, v, bias=None, scale=None, softcap=0.0, softmax_precisio
     if g > 1:
         k, v = np.repeat(k, g, axis=1), np.repeat(v, g, axis=1)
     r = np.asarray(np.sqrt(sc), dt)
-    qs, ks = _o.mul(q, r), _o.mul(k, r)
+    qs, ks = mul(q, r), mul(k, r)
     s = mm(qs, np.swapaxes(ks, -1, -2))
     qk = s
     if softcap and softcap > 0:
         c = np.asarray(softcap, dt)
-        s = _o.mul(_o.tanh(_o.div(s, c)), c)
+        s = mul(tanh(div(s, c)), c)
         if qk_output_mode == 1:
             qk = s
     if bias is not None:
         b = np.asarray(bias)
-        s = _o.add(s, b.astype(dt) if b.dtype != dt else b)
+        s = add(s, b.astype(dt) if b.dtype != dt else b)
         dead = np.broadcast_to(np.isneginf(b).all(axis=-1, keepdims=True), s.shape[:-1] + (1,))
     else:
         dead = None
@@ -103,8 +104,11 @@ def onnx_attention(q, k, v, bias=None, scale=None, softcap=0.0, softmax_precisio
         pdt = np.float32      # float64 softmax: computed in float32 (no float64 kernels)
     p = _rnd(_softmax_in(_rnd(s, pdt), pdt), dt)
     if dead is not None and dead.any():
-        p = ew.where(np.broadcast_to(dead, p.shape), np.asarray(0, dt), p)
+        p = where(np.broadcast_to(dead, p.shape), np.asarray(0, dt), p)
     if qk_output_mode == 3:
         qk = p
     y = mm(p, v)
     return (y, qk) if qk_output_mode is not None else y
+
+
+__all__ = names_in(__name__)

@@ -15,12 +15,15 @@ import math
 
 import numpy as np
 
-from tl import ops as _o
-from tl._opmath import opmath
-from tl import _ops_ew as ew
-from tl._ops_data import contiguous, copy_into, pad, gather, full
-from tl._ops_reduce import reduce_sum, var_mean, amax, mean
-from tl.ops import _arr, _np, _launch, _NAMES, _BY_NAME
+from tl.ops._core import _launch, _NAMES, _norm_axis, _np, _shape2d, _to2d, bfloat16
+from tl.ops.elementwise import add, cast, div, mul, silu, sub
+from tl.ops._opmath import opmath
+from tl.ops.pointwise import maximum, neg, rsqrt, where
+from tl.ops.data import contiguous, copy_into, full, gather, gather_elements, pad
+from tl.ops.reduce import amax, mean, reduce_sum, var_mean
+from tl.ops.norm import layer_norm, log_softmax, rms_norm
+from tl.ops.linalg import _once, matmul, mm
+from tl.ops._registry import names_in, public_op
 
 
 def _is_int(a):
@@ -81,56 +84,6 @@ def _conv_args(op, x, weight, bias, groups, w_axis):
             raise ValueError(f"tl.ops.{op}: bias must have shape ({co},) (one value per output "
                              f"channel), got {bias.shape}")
     return x, w, g, bias
-
-
-def _once(y32, dt):
-    """A float32 result rounded once to ``dt`` (nothing to do for float32)."""
-    return y32 if np.dtype(dt) == np.float32 else _o.cast(y32, dt)
-
-
-def mm(a, b):
-    """matmul returning a's dtype: for float16/bfloat16 the float32 product (float32
-    accumulation of the exactly widened inputs) rounded once."""
-    a = np.asarray(a)
-    return _once(_o.matmul(a, b), a.dtype)
-
-
-def linear(x, weight, bias=None):
-    """x @ weight.T + bias (PyTorch nn.Linear; weight (out, in)); float16/bfloat16: product and
-    bias add in float32, rounded once to x's dtype."""
-    x = np.asarray(x)
-    y = _o.matmul(x, np.asarray(weight).T)
-    return _once(_o.add(y, np.asarray(bias, np.float32)) if bias is not None else y, x.dtype)
-
-
-def gemm(a, b, c=None, alpha: float = 1.0, beta: float = 1.0, trans_a=False, trans_b=False):
-    """ONNX Gemm: alpha * A' @ B' + beta * C (C broadcast); float16/bfloat16: computed in
-    float32 (each step a float32 op) and rounded once to A's dtype."""
-    a = np.asarray(a).T if trans_a else np.asarray(a)
-    b = np.asarray(b).T if trans_b else np.asarray(b)
-    y = _o.matmul(a, b)
-    f32 = np.float32
-    if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, f32))
-    if c is not None and beta != 0.0:
-        c = np.asarray(c, f32)
-        y = _o.add(y, c if beta == 1.0 else _o.mul(c, np.asarray(beta, f32)))
-    return _once(y, a.dtype)
-
-
-def bmm(a, b):
-    """Batched (B, M, K) @ (B, K, N), in a's dtype (see mm)."""
-    return mm(a, b)
-
-
-def baddbmm(inp, a, b, beta: float = 1.0, alpha: float = 1.0):
-    """beta * inp + alpha * (a @ b), in a's dtype: float16/bfloat16 compute in float32 and round once."""
-    a = np.asarray(a)
-    y = _o.matmul(a, b)
-    f32 = np.float32
-    if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, f32))
-    return _once(_o.add(y, _o.mul(np.asarray(inp, f32), np.asarray(beta, f32))), a.dtype)
 
 
 def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
@@ -362,12 +315,12 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         raise ValueError(f"tl.ops.conv2d: the kernel ({kh}, {kw}) with dilation ({dh}, {dw}) is larger "
                          f"than the padded input ({h + pt + pb}, {wd + pl + pr}) of x {x.shape}")
     if dt in ("float32", "float16", "bfloat16") and builtins.min(pt, pl, pb, pr) >= 0 and n * c * co > 0:
-        xf, wf = (x, w) if dt == "float32" else (_o.cast(x, np.float32), _o.cast(w, np.float32))
+        xf, wf = (x, w) if dt == "float32" else (cast(x, np.float32), cast(w, np.float32))
         y = _conv2d_fast(xf, wf, (sh, sw), (dh, dw), (pt, pl, pb, pr), g, oh, ow)
         if y is not None:
             if bias is not None:
-                y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
-            return y if dt == "float32" else _o.cast(y, x.dtype)
+                y = add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+            return y if dt == "float32" else cast(y, x.dtype)
     if (pt, pl, pb, pr) != (0, 0, 0, 0):
         x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
     kk = cg * kh * kw
@@ -378,12 +331,13 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         copy_into(cols, _windows(x, kh, kw, sh, sw, dh, dw, oh, ow))
         cols = cols.reshape(n, g, kk, oh * ow)
     wm = np.ascontiguousarray(w).reshape(1, g, co // g, kk)
-    y = _o.matmul(wm, cols).reshape(n, co, oh, ow)   # float32; bias added before the one rounding
+    y = matmul(wm, cols).reshape(n, co, oh, ow)   # float32; bias added before the one rounding
     if bias is not None:
-        y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+        y = add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
     return _once(y, x.dtype)
 
 
+@public_op
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups: int = 1):
     """Transposed convolution: x (N, C, H, W), weight (C, Co / groups, KH, KW); output
@@ -453,6 +407,7 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill, op="max_po
     return cols.reshape(n, c, oh, ow, kh * kw), (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, eh, ew_)
 
 
+@public_op
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
     x = np.asarray(x)
@@ -470,10 +425,11 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     for i in range(kh):
         for j in range(kw):
             if i or j:
-                ew.maximum(y, win[:, :, i, j], out=y)
+                maximum(y, win[:, :, i, j], out=y)
     return y
 
 
+@public_op
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                dilation=1):
     """Average pooling. The divisor counts window cells inside the input, plus the explicit
@@ -493,9 +449,10 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     cc = np.empty((1, 1, oh, ow, kh, kw), np.float32)
     copy_into(cc, _windows(ones, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
     cnt = reduce_sum(cc.reshape(1, 1, oh, ow, kh * kw), -1)
-    return _o.div(s, np.asarray(cnt, s.dtype) if s.dtype == np.float32 else _o.cast(cnt, s.dtype))
+    return div(s, np.asarray(cnt, s.dtype) if s.dtype == np.float32 else cast(cnt, s.dtype))
 
 
+@public_op
 def adaptive_avg_pool2d(x, output_size):
     """PyTorch adaptive average pooling: cell i covers [floor(i H / O), ceil((i + 1) H / O))."""
     x = np.asarray(x)
@@ -510,18 +467,21 @@ def adaptive_avg_pool2d(x, output_size):
     return out
 
 
+@public_op
 def global_avg_pool2d(x):
     """Mean over H and W, keepdims (N, C, 1, 1) (any spatial rank >= 1)."""
     x = np.asarray(x)
     return mean(x, tuple(range(2, x.ndim)), keepdims=True)
 
 
+@public_op
 def global_max_pool2d(x):
     """Max over the spatial axes, keepdims."""
     x = np.asarray(x)
     return amax(x, tuple(range(2, x.ndim)), keepdims=True)
 
 
+@public_op
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum: float = 0.1, eps: float = 1e-5, activation=None, residual=None):
     """Batch norm over axis 1 of x (N, C, ...), float32/float16/bfloat16; per-channel (C,)
@@ -578,49 +538,54 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return y
 
 
+@public_op
 def layer_norm_axis(x, weight=None, bias=None, axis: int = -1, eps: float = 1e-5):
     """ONNX LayerNormalization: normalise over axes axis..end; returns (y, mean, inv_std_dev)
     with the statistics shaped like x with those axes kept as 1 (float32)."""
     x = np.asarray(x)
-    ax = _o._norm_axis(axis, x.ndim, "layer_norm")
+    ax = _norm_axis(axis, x.ndim, "layer_norm")
     inner = x.shape[ax:]
     k = int(np.prod(inner))
     x2 = x.reshape(-1, k) if x.flags.c_contiguous else contiguous(x).reshape(-1, k)
     w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
     b = None if bias is None else contiguous(np.broadcast_to(np.asarray(bias, x.dtype), inner)).reshape(-1)
-    y = _o.layer_norm(x2, w, b, eps).reshape(x.shape)
-    v, m = var_mean(_o.cast(x2, np.float32) if x.dtype != np.float32 else x2, 1)
-    inv = ew.rsqrt(_o.add(v, np.float32(eps)))
+    y = layer_norm(x2, w, b, eps).reshape(x.shape)
+    v, m = var_mean(cast(x2, np.float32) if x.dtype != np.float32 else x2, 1)
+    inv = rsqrt(add(v, np.float32(eps)))
     sshape = x.shape[:ax] + (1,) * (x.ndim - ax)
     return y, m.reshape(sshape), inv.reshape(sshape)
 
 
+@public_op
 def rms_norm_axis(x, weight=None, axis: int = -1, eps: float = 1e-5):
     """ONNX RMSNormalization over axes axis..end."""
     x = np.asarray(x)
-    ax = _o._norm_axis(axis, x.ndim, "rms_norm")
+    ax = _norm_axis(axis, x.ndim, "rms_norm")
     inner = x.shape[ax:]
     k = int(np.prod(inner))
     x2 = contiguous(x).reshape(-1, k)
     w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
-    return _o.rms_norm(x2, w, eps).reshape(x.shape)
+    return rms_norm(x2, w, eps).reshape(x.shape)
 
 
+@public_op
 def add_rms_norm(x, residual, weight=None, eps: float = 1e-6):
     """(rms_norm(x + residual), x + residual): the pre-norm residual step."""
-    h = _o.add(x, residual)
-    return _o.rms_norm(h, weight, eps), h
+    h = add(x, residual)
+    return rms_norm(h, weight, eps), h
 
 
+@public_op
 def add_layer_norm(x, residual, weight=None, bias=None, eps: float = 1e-5):
     """(layer_norm(x + residual), x + residual)."""
-    h = _o.add(x, residual)
-    return _o.layer_norm(h, weight, bias, eps), h
+    h = add(x, residual)
+    return layer_norm(h, weight, bias, eps), h
 
 
+@public_op
 def swiglu(gate, up):
     """silu(gate) * up (LLaMA MLP)."""
-    return _o.mul(_o.silu(gate), up)
+    return mul(silu(gate), up)
 
 
 def _flash_sdpa(q, k, v, attn_mask, is_causal, scale):
@@ -667,6 +632,7 @@ def _flash_sdpa(q, k, v, attn_mask, is_causal, scale):
     return out
 
 
+@public_op
 def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
@@ -694,17 +660,17 @@ def _sdpa_composed(q, k, v, attn_mask, is_causal, scale):
     e = q.shape[-1]
     sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
     s = mm(q, np.swapaxes(k, -1, -2))
-    s = _o.mul(s, np.asarray(sc, s.dtype))
+    s = mul(s, np.asarray(sc, s.dtype))
     L, S = s.shape[-2:]
     if is_causal:
         cm = np.tril(np.ones((L, S), bool))
-        s = ew.where(cm, s, np.asarray(-np.inf, s.dtype))
+        s = where(cm, s, np.asarray(-np.inf, s.dtype))
     if attn_mask is not None:
         am = np.asarray(attn_mask)
         if am.dtype == np.bool_:
-            s = ew.where(am, s, np.asarray(-np.inf, s.dtype))
+            s = where(am, s, np.asarray(-np.inf, s.dtype))
         else:
-            s = _o.add(s, am.astype(s.dtype))
+            s = add(s, am.astype(s.dtype))
     s2 = np.ascontiguousarray(s).reshape(-1, S)
     p = np.empty_like(s2)
     if s2.size:
@@ -712,6 +678,7 @@ def _sdpa_composed(q, k, v, attn_mask, is_causal, scale):
     return mm(p.reshape(s.shape), v)
 
 
+@public_op
 @opmath
 def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: float = 0.0,
                   reduction: str = "mean", weight=None):
@@ -739,15 +706,15 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
     wts = np.ones(c, dt) if weight is None else np.asarray(weight, dt)
     if wts.shape != (c,):
         raise ValueError(f"tl.ops.cross_entropy: weight has shape {wts.shape}, expected ({c},)")
-    lpm = np.moveaxis(_o.log_softmax(x, axis=1), 1, -1).reshape(-1, c)
+    lpm = np.moveaxis(log_softmax(x, axis=1), 1, -1).reshape(-1, c)
     rshape = (x.shape[0],) + x.shape[2:]
-    if tgt.dtype.kind == "f" or tgt.dtype == getattr(_o, "bfloat16", None):
+    if tgt.dtype.kind == "f" or tgt.dtype == bfloat16:
         if tgt.shape != x.shape:
             raise ValueError(f"tl.ops.cross_entropy: probability target shape {tgt.shape} != logits {x.shape}")
         p = np.moveaxis(np.asarray(tgt, dt), 1, -1).reshape(-1, c)
         if ls:
-            p = _o.add(_o.mul(p, np.asarray(1 - ls, dt)), np.asarray(ls / c, dt))
-        loss = ew.neg(reduce_sum(_o.mul(_o.mul(lpm, p), wts[None, :]), 1))
+            p = add(mul(p, np.asarray(1 - ls, dt)), np.asarray(ls / c, dt))
+        loss = neg(reduce_sum(mul(mul(lpm, p), wts[None, :]), 1))
         denom = float(lpm.shape[0])
     else:
         if tgt.shape != rshape:
@@ -758,14 +725,13 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
         if np.any(valid & ((tf < 0) | (tf >= c))):
             raise ValueError(f"tl.ops.cross_entropy: target class out of range [0, {c})")
         tsafe = np.where(valid, tf, 0)
-        from tl._ops_data import gather_elements
         picked = gather_elements(lpm, tsafe[:, None], 1)[:, 0]
         wt = (gather(wts, tsafe) * valid).astype(dt)
-        loss = _o.mul(ew.neg(picked), wt)
+        loss = mul(neg(picked), wt)
         if ls:
-            sm = reduce_sum(_o.mul(lpm, wts[None, :]), 1)
-            loss = _o.add(_o.mul(loss, np.asarray(1 - ls, dt)),
-                          _o.mul(ew.neg(sm), _o.mul(np.asarray(ls / c, dt), valid.astype(dt))))
+            sm = reduce_sum(mul(lpm, wts[None, :]), 1)
+            loss = add(mul(loss, np.asarray(1 - ls, dt)),
+                          mul(neg(sm), mul(np.asarray(ls / c, dt), valid.astype(dt))))
         denom = float(reduce_sum(wt.astype(np.float32)))
     if reduction == "none":
         return loss.reshape(rshape[1:] if unbatched else rshape)
@@ -773,9 +739,10 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
     if reduction == "sum":
         return tot
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _o.div(np.asarray(tot, dt), np.asarray(denom, dt))
+        return div(np.asarray(tot, dt), np.asarray(denom, dt))
 
 
+@public_op
 def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask=False):
     """Inverted dropout with a counter-based hash mask (see ops/attention.py); identity when
     not training or p == 0."""
@@ -786,11 +753,12 @@ def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask
         y = np.empty(x.shape, x.dtype)
         m = np.empty(x.shape, bool)
         if x.size:
-            _launch(f"dropout__DT_{_NAMES[x.dtype]}", _o._to2d(x), y.reshape(_o._shape2d(x.shape)),
-                    m.reshape(_o._shape2d(x.shape)), float(p), int(seed))
+            _launch(f"dropout__DT_{_NAMES[x.dtype]}", _to2d(x), y.reshape(_shape2d(x.shape)),
+                    m.reshape(_shape2d(x.shape)), float(p), int(seed))
     return (y, m) if return_mask else y
 
 
+@public_op
 @opmath
 def rotary_embedding(x, cos, sin, interleaved: bool = False):
     """Rotary position embedding over the last axis (even size D): half-rotation form
@@ -804,8 +772,8 @@ def rotary_embedding(x, cos, sin, interleaved: bool = False):
         x1, x2 = x[..., 0::2], x[..., 1::2]
     else:
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
-    o1 = _o.sub(_o.mul(x1, cos), _o.mul(x2, sin))
-    o2 = _o.add(_o.mul(x2, cos), _o.mul(x1, sin))
+    o1 = sub(mul(x1, cos), mul(x2, sin))
+    o2 = add(mul(x2, cos), mul(x1, sin))
     out = np.empty(o1.shape[:-1] + (d,), x.dtype)
     if interleaved:
         copy_into(out[..., 0::2], o1)
@@ -834,6 +802,7 @@ def _accept_unbatched(fn):
     return wrapper
 
 
+@public_op
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
     weight (Co, C / groups, KH, KW); padding an int, a pair, (top, left, bottom, right), or
@@ -870,3 +839,39 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
 
 max_pool2d = _accept_unbatched(max_pool2d)
 avg_pool2d = _accept_unbatched(avg_pool2d)
+
+
+def _as4(x, op):
+    x = np.asarray(x)
+    if x.ndim == 2:
+        return x[None, :, None, :], True
+    if x.ndim != 3:
+        raise ValueError(f"tl.ops.{op}: x must be (N, C, L) or (C, L), got shape {x.shape}")
+    return x[:, :, None, :], False
+
+
+def _one(v):
+    return int(np.atleast_1d(v)[0])
+
+
+@public_op
+def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Max over windows of ``kernel_size`` along L (NaN propagates)."""
+    x4, unb = _as4(x, "max_pool1d")
+    st = _one(kernel_size if stride is None else stride)
+    y = max_pool2d(x4, (1, _one(kernel_size)), (1, st), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+    y = y[:, :, 0, :]
+    return y[0] if unb else y
+
+
+@public_op
+def avg_pool1d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """Mean over windows of ``kernel_size`` along L."""
+    x4, unb = _as4(x, "avg_pool1d")
+    st = _one(kernel_size if stride is None else stride)
+    y = avg_pool2d(x4, (1, _one(kernel_size)), (1, st), (0, _one(padding)), ceil_mode, count_include_pad)
+    y = y[:, :, 0, :]
+    return y[0] if unb else y
+
+
+__all__ = names_in(__name__)
