@@ -89,4 +89,5 @@ def _alias_safe(fn):
         res = fn(*bound.args, **bound.kwargs)
         np.copyto(out, tmp)
         return out if res is tmp else res
+    wrapper._tl_alias_safe = True
     return wrapper

@@ -11,6 +11,7 @@ shapes, TypeError for dtypes.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import numpy as np
@@ -382,6 +383,21 @@ def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
     return o, extra
 
 
+def _accept_unbatched(fn):
+    """Lets ``fn`` (N, C, H, W) also take unbatched (C, H, W) input like torch: a batch axis of
+    1 is added and dropped again. Other ranks raise a ValueError naming the op."""
+    @functools.wraps(fn)
+    def wrapper(x, *args, **kwargs):
+        x = _np(x, "x", fn.__name__)
+        if x.ndim == 3:
+            return fn(x[None], *args, **kwargs)[0]
+        if x.ndim != 4:
+            raise ValueError(f"tl.ops.{fn.__name__}: input must be (N, C, H, W) or (C, H, W), "
+                             f"got shape {x.shape}")
+        return fn(x, *args, **kwargs)
+    return wrapper
+
+
 def _pool_params(x, kernel, stride, padding, dilation, ceil_mode, op="max_pool2d / avg_pool2d"):
     """Pooling geometry of an (N, C, H, W) x: (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh,
     ow, ew): eh/ew the extra bottom/right padding ceil_mode needs. ValueError for a non-positive
@@ -408,6 +424,7 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill, op="max_po
 
 
 @public_op
+@_accept_unbatched
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
     x = np.asarray(x)
@@ -430,6 +447,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
 
 
 @public_op
+@_accept_unbatched
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                dilation=1):
     """Average pooling. The divisor counts window cells inside the input, plus the explicit
@@ -785,23 +803,6 @@ def rotary_embedding(x, cos, sin, interleaved: bool = False):
 
 
 # ----------------------------------------------------------------------------- unbatched input, padding strings
-def _accept_unbatched(fn):
-    """Lets ``fn`` (N, C, H, W) also take unbatched (C, H, W) input like torch: a batch axis of
-    1 is added and dropped again. Other ranks raise a ValueError naming the op."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(x, *args, **kwargs):
-        x = _np(x, "x", fn.__name__)
-        if x.ndim == 3:
-            return fn(x[None], *args, **kwargs)[0]
-        if x.ndim != 4:
-            raise ValueError(f"tl.ops.{fn.__name__}: input must be (N, C, H, W) or (C, H, W), "
-                             f"got shape {x.shape}")
-        return fn(x, *args, **kwargs)
-    return wrapper
-
-
 @public_op
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
@@ -837,8 +838,6 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     return _conv2d_4d(xa, weight, bias, stride, padding, dilation, groups)
 
 
-max_pool2d = _accept_unbatched(max_pool2d)
-avg_pool2d = _accept_unbatched(avg_pool2d)
 
 
 def _as4(x, op):
