@@ -88,3 +88,13 @@ def test_out_of_place_ops_and_only_they_are_wrapped():
 def test_signature_of_the_table_is_the_functions():
     assert OPS["softmax"].signature == f"softmax{inspect.signature(T.softmax)}"
     assert list(inspect.signature(T.softmax).parameters) == ["x", "axis", "out"]
+
+
+def test_plain_onnx_entries_name_one_node_and_take_its_inputs():
+    """tools/tl_onnx_map.py maps these by the table alone: the node type must be unique and the
+    op must take the node's inputs as its leading positional parameters."""
+    for o in OPS_LIST:
+        if o.onnx_inputs:
+            assert o.onnx.isidentifier() and [p.onnx for p in OPS_LIST].count(o.onnx) == 1, o.name
+            params = list(inspect.signature(o.function).parameters.values())[:o.onnx_inputs]
+            assert all(p.default is p.empty for p in params) and len(params) == o.onnx_inputs, o.name

@@ -11,6 +11,8 @@ tl/ops/_registry.py), the aliasing wrappers, the ONNX map (tools/tl_onnx_map.py)
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from tl.ops._opinfo import F, I, TOL, TRANSCENDENTAL_F32, OpInfo  # noqa: F401
@@ -260,4 +262,56 @@ OPS_LIST = [
     OpInfo("gather_nd", "indexing", "GatherND", "-", F + I + ("int8", "bool"), ("take_rows", "take_cols"), out_of_place=True),
     OpInfo("scatter_nd", "indexing", "ScatterND", "-", F + I + ("int8", "bool"), ("scatter_cols",), out_of_place=True),
 ]
+# ONNX nodes that are a plain call of the op on their inputs (OpInfo.onnx_inputs: how many)
+_ONNX_PLAIN = {
+    "abs": 1,
+    "acos": 1,
+    "acosh": 1,
+    "asin": 1,
+    "asinh": 1,
+    "atan": 1,
+    "atanh": 1,
+    "bitwise_and": 2,
+    "bitwise_not": 1,
+    "bitwise_or": 2,
+    "bitwise_xor": 2,
+    "ceil": 1,
+    "contiguous": 1,
+    "cos": 1,
+    "cosh": 1,
+    "equal": 2,
+    "erf": 1,
+    "exp": 1,
+    "floor": 1,
+    "global_avg_pool2d": 1,
+    "global_max_pool2d": 1,
+    "greater": 2,
+    "greater_equal": 2,
+    "hardswish": 1,
+    "isnan": 1,
+    "less": 2,
+    "less_equal": 2,
+    "log": 1,
+    "logical_and": 2,
+    "logical_not": 1,
+    "logical_or": 2,
+    "logical_xor": 2,
+    "mish": 1,
+    "neg": 1,
+    "pow": 2,
+    "reciprocal": 1,
+    "relu": 1,
+    "round": 1,
+    "sigmoid": 1,
+    "sign": 1,
+    "sin": 1,
+    "sinh": 1,
+    "size": 1,
+    "softplus": 1,
+    "softsign": 1,
+    "sqrt": 1,
+    "tan": 1,
+    "tanh": 1,
+}
+OPS_LIST = [replace(o, onnx_inputs=_ONNX_PLAIN[o.name]) if o.name in _ONNX_PLAIN else o for o in OPS_LIST]
 OPS = {o.name: o for o in OPS_LIST}

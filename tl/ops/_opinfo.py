@@ -19,7 +19,9 @@ class OpInfo:
     ``dtypes``, TL ``kernels``, a float64 reference ``ref``, tolerance per dtype ``tol``,
     ``targets``, and ``out_of_place``: the op reads other positions than it writes, so an
     ``out=`` that overlaps an input is computed into a fresh buffer and copied (elementwise
-    ops are not, and stay truly in place)."""
+    ops are not, and stay truly in place); ``onnx_inputs``: 1 or 2 when the ONNX node ``onnx``
+    is this op called on its inputs and nothing else (no attribute), which is how
+    tools/tl_onnx_map.py maps it; 0 when that map holds a hand-written adapter."""
     name: str
     category: str
     onnx: str = ""
@@ -30,6 +32,7 @@ class OpInfo:
     tol: dict = field(default_factory=lambda: dict(TOL))
     targets: tuple = ("host (x86_64 avx512/avx2/baseline)",)
     out_of_place: bool = False
+    onnx_inputs: int = 0
 
     @property
     def function(self):
