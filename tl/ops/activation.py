@@ -4,6 +4,8 @@ torch.nn.functional.prelu), shrink (ONNX Shrink; torch hardshrink / softshrink) 
 
 Float dtypes float32/float16/bfloat16 (shrink and prelu also int32/int64 where the primitives
 allow). Errors: the primitives' TypeError/ValueError naming the argument.
+
+Also relu6, hardtanh, log_sigmoid, tanhshrink, softshrink, hardshrink, glu and softmin.
 """
 from __future__ import annotations
 

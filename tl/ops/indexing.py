@@ -8,6 +8,8 @@ reduction add on float32/int64, mul/max/min on float32). Errors (naming the op c
 its argument): TypeError for non-integer indices, an unsupported data dtype or a reduction
 the dtype lacks, IndexError for an index out of range (negative indices count from the end),
 ValueError for inconsistent shapes or an unknown reduction.
+
+Also reverse_sequence (ONNX ReverseSequence, through gather_elements).
 """
 from __future__ import annotations
 

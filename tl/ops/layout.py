@@ -3,6 +3,10 @@ DepthToSpace / SpaceToDepth, DCR and CRD modes; torch pixel_shuffle = CRD depth_
 eye (ONNX EyeLike, numpy.eye).
 
 x: (N, C, H, W), any dtype the copy kernels take. Errors: ValueError naming the argument.
+
+Also the view-like ops of torch (flatten, squeeze, unsqueeze, movedim, narrow, chunk,
+pixel_shuffle, pixel_unshuffle, repeat_interleave), shape and size (metadata, no kernel), and
+transpose (the tiled ``transpose`` kernel for 2-D swaps, permute's strided copy otherwise).
 """
 from __future__ import annotations
 

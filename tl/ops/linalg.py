@@ -3,6 +3,10 @@ outer, dot, mv, addmm, diagonal, trace.
 
 float32 (and bfloat16 where matmul takes it) products accumulate in float32 (ops/matmul.py);
 outer is one broadcast multiply. Errors: ValueError naming the argument for bad shapes.
+
+Also matmul (ops/matmul.py; the kernel per shape: matmul_rows for few rows, matmul_big tiles,
+matmul_gemv where the bundle streams B (tl/ops/_dispatch.py), matmul_bf16), linear (the fused
+epilogue kernels of ops/matmul_epilogue.py), mm, gemm, bmm and baddbmm (a's dtype, rounded once).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Neural-network tl.ops composed from the library's kernels: linear/gemm/bmm/baddbmm,
+"""Neural-network tl.ops composed from the library's kernels:
 conv2d (implicit GEMM kernels of ops/conv.py; im2col + matmul only for groups of < 16
 channels other than depthwise), conv_transpose2d (zero insertion + conv2d),
 max/avg/adaptive/global pooling (window views + row reductions), batch_norm, fused
@@ -7,6 +7,9 @@ add + norm, swiglu, scaled_dot_product_attention, cross_entropy, dropout, rotary
 Shapes are NCHW; ``pads`` are (top, left, bottom, right); float32/float16/bfloat16 inputs
 (matmuls accumulate in float32; float16 goes through float32). Errors: ValueError for bad
 shapes, TypeError for dtypes.
+
+Also max_pool1d / avg_pool1d (the 2-D pooling over a size-1 axis). The matmul family
+(mm, gemm, bmm, baddbmm) lives in tl/ops/linalg.py.
 """
 from __future__ import annotations
 

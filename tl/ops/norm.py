@@ -6,6 +6,10 @@ eps) and mean_variance_normalization (ONNX MeanVarianceNormalization).
 Statistics come from the layer_norm kernel (ops/norm.py: two passes, float32 Neumaier sums,
 biased variance) over rows of the reshaped input; the per-channel affine is one broadcast
 multiply-add. Float dtypes float32/float16/bfloat16. Errors: ValueError naming the argument.
+
+Also softmax / log_softmax (row kernels, ops/short_rows.py for rows of 2-32 elements),
+layer_norm and rms_norm over the last axis (ops/norm.py), normalize, cosine_similarity and
+pairwise_distance.
 """
 from __future__ import annotations
 

@@ -6,6 +6,9 @@ dtypes: unary ops float32/float16/bfloat16; binary float ops the same; add/sub/m
 floor_divide/remainder/fmod/trunc_divide/maximum/minimum also int32/int64; comparisons any
 float or int32/int64 (float16/bfloat16 compare exactly after a widening cast; bool as int32).
 Errors: TypeError for unsupported or mixed dtypes, ValueError for shapes that do not broadcast.
+
+Also the composed pointwise ops of torch (square, lerp, addcmul, addcdiv, nan_to_num,
+isfinite, masked_fill), computed in float32 for half dtypes (tl/ops/_opmath.py).
 """
 from __future__ import annotations
 

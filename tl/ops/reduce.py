@@ -8,6 +8,9 @@ and a reduction of one element per output is a copy.
 Float dtypes float32/float16/bfloat16 (float32 accumulation); max/min/argmax/argmin also
 int32 (and int64 for min/argmin). An empty reduced axis: sum -> 0, prod -> 1, mean/var -> NaN,
 max/min/argmax/argmin -> ValueError (no identity).
+
+Also sum / max / argmax over one axis by the row kernels (ops/reduce*.py, short rows of 2-32
+elements by ops/short_rows.py), the entry points the rest build on.
 """
 from __future__ import annotations
 
