@@ -1,4 +1,6 @@
-"""ONNX ``Attention`` (opsets 23-25) with the operator's own rounding: ``onnx_attention``.
+"""Attention: ``scaled_dot_product_attention`` (PyTorch semantics: the flash_attention kernel of
+ops/flash_attention.py where it applies, else matmul + softmax0 in float32) and ONNX
+``Attention`` (opsets 23-25) with the operator's own rounding: ``onnx_attention``.
 
 Semantics decision. ``tl.ops.scaled_dot_product_attention`` follows PyTorch: float16/bfloat16
 inputs are computed in float32 by the flash kernel and rounded once, at the output (the more
@@ -22,17 +24,111 @@ take the flash kernel (every rounding above is then within float32 noise).
 """
 from __future__ import annotations
 
+import builtins
+import math
+
 import numpy as np
 
 from tl.ops._core import _launch, _NAMES
+from tl.ops._opmath import opmath
 from tl.ops.elementwise import add, cast, div, mul, tanh
 from tl.ops.pointwise import where
+from tl.ops.data import contiguous
 from tl.ops.linalg import mm
-from tl.ops.nn import scaled_dot_product_attention
 from tl.ops._registry import names_in, public_op
 
 
 # ONNX TensorProto data types accepted for softmax_precision
+def _flash_sdpa(q, k, v, attn_mask, is_causal, scale):
+    """scaled_dot_product_attention through the flash_attention kernel (ops/flash_attention.py),
+    or None where it does not apply (mixed dtypes, head dim > 128, batch dims that differ,
+    Hq not a multiple of Hk, a mask that does not broadcast to (..., Hq, L, S))."""
+    dt = _NAMES.get(q.dtype)
+    if dt not in ("float32", "float16", "bfloat16") or k.dtype != q.dtype or v.dtype != q.dtype:
+        return None
+    if q.ndim < 2 or k.ndim != q.ndim or v.ndim != q.ndim:
+        return None
+    q3 = q if q.ndim >= 3 else q[None]
+    k3 = k if k.ndim >= 3 else k[None]
+    v3 = v if v.ndim >= 3 else v[None]
+    lead, hq, L, e = q3.shape[:-3], q3.shape[-3], q3.shape[-2], q3.shape[-1]
+    hk, S, ev = k3.shape[-3], k3.shape[-2], v3.shape[-1]
+    if (k3.shape[:-3] != lead or v3.shape[:-2] != k3.shape[:-2] or k3.shape[-1] != e or hk == 0
+            or hq % hk):
+        return None
+    d = next((b for b in (32, 64, 128) if builtins.max(e, ev) <= b), None)
+    if d is None:
+        return None
+    bh = int(np.prod(lead, dtype=np.int64)) * hq
+    out = np.empty(q.shape[:-1] + (ev,), q.dtype)
+    if out.size == 0 or S == 0:
+        out[...] = 0
+        return out
+    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    mflag = 0
+    mask = np.zeros((1, 1, 1), np.float32)
+    if attn_mask is not None:
+        am = np.asarray(attn_mask)
+        am = np.where(am, np.float32(0), np.float32(-np.inf)) if am.dtype == np.bool_ else am.astype(np.float32)
+        try:
+            am = np.broadcast_to(am, lead + (hq, L, S))
+        except ValueError:
+            return None
+        mask, mflag = am.reshape(bh, L, S), 1
+    mask = np.broadcast_to(mask, (bh, L, S))
+    o3 = out.reshape(bh, L, ev)
+    _launch(f"flash_attention__CAUSAL_{int(bool(is_causal))}__D_{d}__DT_{dt}__MASK_{mflag}",
+            q3.reshape(bh, L, e), contiguous(np.swapaxes(k3.reshape(-1, S, e), 1, 2)), v3.reshape(-1, S, ev), mask, o3,
+            np.float32(sc), hq // hk, 0)
+    return out
+
+
+@public_op
+def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
+    multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
+    attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (docs/semantics.md#c-11)."""
+    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
+    hq0, hk0 = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
+    if hk0 == 0 or hq0 % hk0:
+        raise ValueError(f"tl.ops.scaled_dot_product_attention: query heads Hq={hq0} must be a "
+                         f"multiple of key/value heads Hk={hk0}")
+    y = _flash_sdpa(q, k, v, attn_mask, is_causal, scale)
+    if y is not None:
+        return y
+    return _sdpa_composed(q, k, v, attn_mask, is_causal, scale)
+
+
+@opmath
+def _sdpa_composed(q, k, v, attn_mask, is_causal, scale):
+    """scaled_dot_product_attention from matmul, softmax0 and elementwise kernels (float32 for
+    float16/bfloat16 inputs: scores, softmax and both products unrounded, one rounding at the end)."""
+    hq, hk = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
+    if hq != hk:
+        k = np.repeat(k, hq // hk, axis=-3)
+        v = np.repeat(v, hq // hk, axis=-3)
+    e = q.shape[-1]
+    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
+    s = mm(q, np.swapaxes(k, -1, -2))
+    s = mul(s, np.asarray(sc, s.dtype))
+    L, S = s.shape[-2:]
+    if is_causal:
+        cm = np.tril(np.ones((L, S), bool))
+        s = where(cm, s, np.asarray(-np.inf, s.dtype))
+    if attn_mask is not None:
+        am = np.asarray(attn_mask)
+        if am.dtype == np.bool_:
+            s = where(am, s, np.asarray(-np.inf, s.dtype))
+        else:
+            s = add(s, am.astype(s.dtype))
+    s2 = np.ascontiguousarray(s).reshape(-1, S)
+    p = np.empty_like(s2)
+    if s2.size:
+        _launch(f"softmax0__DT_{_NAMES[s2.dtype]}", s2, p)
+    return mm(p.reshape(s.shape), v)
+
+
 _PRECISION = {1: np.float32, 10: np.float16, 11: np.float64}
 
 
