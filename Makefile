@@ -132,9 +132,9 @@ fuzz: fuzz-deps
 .PHONY: onnx-conformance ops-docs
 onnx-conformance: ops
 	PYTHONPATH=$(CURDIR) $(PY) tools/onnx_conformance.py --out docs/onnx_conformance.md
-	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
+	PYTHONPATH=$(CURDIR) $(PY) tools/ops_docs.py docs/operators.md
 ops-docs: venv
-	PYTHONPATH=$(CURDIR) $(PY) -m tl.ops_docs docs/operators.md
+	PYTHONPATH=$(CURDIR) $(PY) tools/ops_docs.py docs/operators.md
 
 # Benchmarks: the `bench` extra (torch CPU, matplotlib, threadpoolctl) is installed here only.
 # The runner drops OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE from its own environment.

@@ -385,7 +385,7 @@ def paths(as_json, cflags, libs):
     """
     import shlex
     from tl import _resources
-    from tl._ops_package import locate
+    from tl.ops._package import locate
     if cflags or libs:
         libdir = os.path.dirname(_resources.runtime_library())
         flags = [f"-I{_resources.include_dir()}"] if cflags else []

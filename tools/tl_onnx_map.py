@@ -1,5 +1,8 @@
 """ONNX op type -> tl.ops call: ``MAP[op](inputs, attrs, n_outputs) -> output(s)``.
 
+Built from the op table (tl/ops/_catalog.py): an op whose ONNX node is the op called on the
+node's inputs (``OpInfo.onnx_inputs``) maps by its table entry; the rest have an adapter here.
+
 Raises ``Skip`` (from onnx_conformance) for attribute combinations tl.ops does not offer.
 """
 from __future__ import annotations
@@ -7,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import tl.ops as T
+from tl.ops._catalog import OPS_LIST
 
 
 def _skip(msg):
@@ -364,8 +368,8 @@ def _attention_bias(mask, L, S, causal, past, nonpad, lw, rw):
 def _attention(i, a, n):
     """ONNX Attention (opsets 23-25): 3-D or 4-D inputs, past/present cache, nonpad_kv_seqlen,
     causal and sliding windows, softcap, qk_matmul_output modes, softmax_precision; computed
-    by tl._ops_attention.onnx_attention (intermediate results rounded to T as ONNX does)."""
-    from tl._ops_attention import onnx_attention
+    by tl.ops.attention.onnx_attention (intermediate results rounded to T as ONNX does)."""
+    from tl.ops.attention import onnx_attention
     i = list(i) + [None] * (7 - len(i))
     q, k, v, mask, pk, pv, nonpad = i[:7]
     three = q.ndim == 3
@@ -473,12 +477,9 @@ def _constant_of_shape(i, a, n):
     return T.full([int(d) for d in i[0]], v.reshape(-1)[0], v.dtype)
 
 
-MAP = {
-    "Abs": _u(T.abs), "Neg": _u(T.neg), "Sqrt": _u(T.sqrt), "Exp": _u(T.exp), "Log": _u(T.log),
-    "Reciprocal": _u(T.reciprocal), "Floor": _u(T.floor), "Ceil": _u(T.ceil), "Round": _u(T.round),
-    "Sign": _u(T.sign), "Erf": _u(T.erf), "Tanh": _u(T.tanh), "Sigmoid": _u(T.sigmoid),
-    "Relu": _u(T.relu), "Softplus": _u(T.softplus), "Softsign": _u(T.softsign),
-    "HardSwish": _u(T.hardswish), "Mish": _u(T.mish),
+# ONNX nodes that need more than the op called on the node's inputs (attributes, variadic
+# inputs, dtype dispatch); the plain ones come from the op table (OpInfo.onnx_inputs).
+_ADAPTERS = {
     "HardSigmoid": _u(T.hardsigmoid, alpha=("alpha", 0.2), beta=("beta", 0.5)),
     "LeakyRelu": _u(T.leaky_relu, negative_slope=("alpha", 0.01)),
     "Elu": _u(T.elu, alpha=("alpha", 1.0)),
@@ -487,16 +488,12 @@ MAP = {
     "ThresholdedRelu": _u(T.thresholded_relu, alpha=("alpha", 1.0)),
     "Gelu": _gelu, "Clip": _clip,
     "Add": _b(_arith("add")), "Sub": _b(_arith("sub")), "Mul": _b(_arith("mul")), "Div": _b(_div),
-    "Pow": _b(T.pow), "Mod": _mod,
+    "Mod": _mod,
     "Max": _variadic(T.maximum), "Min": _variadic(T.minimum), "Sum": _variadic(T.add), "Mean": _mean,
-    "Equal": _b(T.equal), "Less": _b(T.less), "LessOrEqual": _b(T.less_equal),
-    "Greater": _b(T.greater), "GreaterOrEqual": _b(T.greater_equal),
-    "And": _b(T.logical_and), "Or": _b(T.logical_or), "Xor": _b(T.logical_xor), "Not": _u(T.logical_not),
-    "Where": lambda i, a, n: T.where(i[0], i[1], i[2]), "IsNaN": _u(T.isnan),
+    "Where": lambda i, a, n: T.where(i[0], i[1], i[2]),
     "IsInf": lambda i, a, n: T.isinf(i[0], bool(a.get("detect_positive", 1)), bool(a.get("detect_negative", 1))),
     "Cast": _cast, "MatMul": lambda i, a, n: T.mm(i[0], i[1]), "Gemm": _gemm,
     "Conv": _conv, "ConvTranspose": _convt, "MaxPool": _pool("max"), "AveragePool": _pool("avg"),
-    "GlobalAveragePool": _u(T.global_avg_pool2d), "GlobalMaxPool": _u(T.global_max_pool2d),
     "BatchNormalization": _bn, "LayerNormalization": _ln, "RMSNormalization": _rms,
     "Softmax": _softmax(T.softmax), "LogSoftmax": _softmax(T.log_softmax),
     "ReduceSum": _reduce(T.reduce_sum), "ReduceMean": _reduce(T.mean), "ReduceMax": _reduce_extreme(T.amax, -1),
@@ -508,7 +505,7 @@ MAP = {
     "Gather": lambda i, a, n: T.gather(i[0], i[1], a.get("axis", 0)),
     "GatherElements": lambda i, a, n: T.gather_elements(i[0], i[1], a.get("axis", 0)),
     "ScatterElements": _scatter_el, "OneHot": _onehot, "Trilu": _trilu, "Range": _range,
-    "Identity": _u(T.contiguous), "Flatten": _flatten, "Reshape": _reshape,
+    "Flatten": _flatten, "Reshape": _reshape,
     "Squeeze": _squeeze, "Unsqueeze": _unsqueeze, "Dropout": _dropout, "Attention": _attention,
     "TopK": _topk, "NegativeLogLikelihoodLoss": _nll, "SoftmaxCrossEntropyLoss": _sce,
     "Swish": lambda i, a, n: _swish_alpha(i[0], float(a.get("alpha", 1.0))), "SwiGLU": _swiglu,
@@ -526,14 +523,13 @@ MAP = {
     "SpaceToDepth": lambda i, a, n: T.space_to_depth(i[0], int(a["blocksize"]), _str(a, "mode", "DCR")),
     "EyeLike": _eyelike, "ConstantOfShape": _constant_of_shape,
     "CastLike": lambda i, a, n: T.cast(i[0], i[1].dtype),
-    **{op: _u(getattr(T, op.lower())) for op in ("Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh",
-                                                  "Asinh", "Acosh", "Atanh")},
-    "BitwiseAnd": _b(T.bitwise_and), "BitwiseOr": _b(T.bitwise_or), "BitwiseXor": _b(T.bitwise_xor),
-    "BitwiseNot": _u(T.bitwise_not),
     "Shape": lambda i, a, n: T.shape(i[0], int(a.get("start", 0)), a.get("end")),
-    "Size": _u(T.size),
     "ReverseSequence": lambda i, a, n: T.reverse_sequence(i[0], i[1], int(a.get("batch_axis", 1)),
                                                           int(a.get("time_axis", 0))),
     "GatherND": lambda i, a, n: T.gather_nd(i[0], i[1], int(a.get("batch_dims", 0))),
     "ScatterND": lambda i, a, n: T.scatter_nd(i[0], i[1], i[2], _str(a, "reduction", "none")),
 }
+
+MAP = {o.onnx: (_u if o.onnx_inputs == 1 else _b)(o.function) for o in OPS_LIST if o.onnx_inputs}
+assert not set(MAP) & set(_ADAPTERS), sorted(set(MAP) & set(_ADAPTERS))
+MAP.update(_ADAPTERS)

@@ -26,7 +26,7 @@ def _emulated_backend(request):
         request.getfixturevalue("ops_backend")
     if _PKG is None:
         _PKG = EmulatedPackage(shlex.split(os.environ["TL_CROSS_COMMAND"]))
-    ops._PKG = _PKG
+    ops._package._PKG = _PKG
     yield
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
-from tl._ops_registry import InterpPackage
+from tl.ops._interp import InterpPackage
 from ops_helpers import BF16, f64, rand
 
 pytestmark = pytest.mark.skipif(os.environ.get("TL_OPS_BACKEND", "").lower() == "interp",

@@ -1,4 +1,4 @@
-"""Composed ops (tl/_ops_reduce_ext.py, _ops_norm_ext.py, _ops_act_ext.py, _ops_shape_ext.py)
+"""Composed ops (tl/ops/reduce_composed.py, norm.py, activation.py, layout.py)
 against float64 NumPy or torch, fresh random inputs, odd sizes, NaN/inf, empty tensors.
 Tolerances: float32 sums accumulate in float32 (row_sum), so rtol 1e-5 against float64;
 normalisations 2e-5 absolute on unit-scale outputs (layer_norm's float32 statistics)."""

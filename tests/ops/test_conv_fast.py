@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tl.ops as ops
-from tl import _ops_nn
+from tl.ops import nn as _ops_nn
 
 
 def ref_conv(x, w, b, stride, pads):

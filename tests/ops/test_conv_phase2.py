@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 import tl.ops as ops
-from tl import _ops_nn
+from tl.ops import nn as _ops_nn
 
 
 def _ref(x, w, b, padding):

@@ -1,5 +1,5 @@
 """conv2d through conv2d_taps / conv2d_dw_taps (ops/conv.py): per-tap GEMMs over the phase-plane
-flattened input (tl/_ops_nn.py _taps_plan). Stride 1/2/3, dilation, odd sizes, asymmetric
+flattened input (tl/ops/nn.py _taps_plan). Stride 1/2/3, dilation, odd sizes, asymmetric
 padding 0..3, groups, depthwise, channel counts that are not a multiple of the channel block,
 batch 1/3/8, strided inputs, float16/bfloat16, against torch conv2d in float64.
 Tolerance: fp32 accumulation over K = C/g * KH * KW terms, 2e-6 * sqrt(K) * max|ref| + 1e-5
@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 import tl.ops as ops
-from tl import _ops_nn
+from tl.ops import nn as _ops_nn
 
 
 def _ref(x, w, b, stride, padding, dilation=1, groups=1):

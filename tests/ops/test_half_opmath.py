@@ -1,5 +1,5 @@
 """float16/bfloat16 ops compute in float32 and round once (docs/design.md, "Tile storage";
-tl/_opmath.py for composites): results near zero made from large cancelling terms must be
+tl/ops/_opmath.py for composites): results near zero made from large cancelling terms must be
 within half an ulp of the half dtype (plus the float32 steps' own error, 2^-23 of the terms'
 magnitude per rounding, which is 2^-13 of a float16 ulp of those terms) of a float64
 reference. A half-precision intermediate (the bug of issue 13: batch norm's running stats

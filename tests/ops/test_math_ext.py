@@ -1,4 +1,4 @@
-"""tl.ops elementary math (ops/math_ext.py umath/bmath, tl/_ops_math_ext.py) against float64
+"""tl.ops elementary math (ops/math_ext.py umath/bmath, tl/ops/elementary.py) against float64
 NumPy / torch.
 
 Tolerances: float32 results are compared in units of the float32 spacing of the reference

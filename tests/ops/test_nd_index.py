@@ -1,4 +1,4 @@
-"""tl.ops.gather_nd / scatter_nd (tl/_ops_nd_index.py) against NumPy loop references (exact:
+"""tl.ops.gather_nd / scatter_nd (tl/ops/indexing.py) against NumPy loop references (exact:
 they only move data, or combine with one add/mul/max/min per update in index order)."""
 import numpy as np
 import pytest

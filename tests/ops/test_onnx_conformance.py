@@ -44,13 +44,13 @@ def test_report_rates(tmp_path):
 @pytest.mark.parametrize("dt", ["float16", "bfloat16", "float32"])
 @pytest.mark.parametrize("causal", [False, True])
 def test_onnx_attention_rounds_like_the_reference(dt, causal):
-    """tl._ops_attention.onnx_attention against onnx.reference's Attention (which computes in T)
+    """tl.ops.attention.onnx_attention against onnx.reference's Attention (which computes in T)
     on random inputs with GQA, a float mask, softcap and the qk output. Tolerance: a few ulp of
     T (NumPy's float16 matmul accumulates in float16 where ours accumulates in float32; the
     node tests themselves, with E = 8, pass at rtol 1e-3 above)."""
     from onnx import helper, TensorProto
     from onnx.reference import ReferenceEvaluator
-    from tl._ops_attention import onnx_attention
+    from tl.ops.attention import onnx_attention
     import tl_onnx_map as M
     rng = np.random.default_rng(7)
     npdt = np.dtype(dt) if dt != "bfloat16" else __import__("ml_dtypes").bfloat16

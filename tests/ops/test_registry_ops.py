@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tl.ops as T
-from tl._ops_registry import registry
+from tl.ops._registry import registry
 from ops_helpers import BF16, check, f64, rand
 
 UNARY = [o for o in registry().values() if o.category == "activation/math" and o.ref is not None]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tl.ops as T
-from tl import _ops_reduce
+from tl.ops import reduce as _ops_reduce
 
 SHAPES = [(1000003,), (77760, 1), (1, 77760), (13107, 8), (8, 13107), (37, 41), (256, 409, 1), (1, 1), (3,),
           (2, 1, 129, 1)]

@@ -1,5 +1,5 @@
-"""Composed torch-style ops (tl/_ops_act_ext.py, _ops_ew_ext.py, _ops_reduce_ext.py,
-_ops_linalg_ext.py, _ops_loss.py, _ops_shape_ext.py, _ops_norm_ext.py, _ops_pool_ext.py) against
+"""Composed torch-style ops (tl/ops/activation.py, pointwise.py, reduce_composed.py,
+linalg.py, loss.py, layout.py, norm.py, nn.py) against
 PyTorch eager on fresh random inputs with odd sizes, NaN/inf/-0.0 and empty tensors.
 Tolerances: rtol 2e-6 / atol 1e-6 for float32 elementwise compositions (one rounding per
 primitive, a few ulp apart from torch's fused loops); 1e-5 for reductions and losses (float32

@@ -1,4 +1,4 @@
-"""Which operator package tl.ops loads (tl._ops_package): use_package(), $TL_OPS_PACKAGE, a source
+"""Which operator package tl.ops loads (tl.ops._package): use_package(), $TL_OPS_PACKAGE, a source
 checkout's build/ops.tlpkg, the per-user package, the wheel's copy; and where tl._resources finds
 the runtime, headers and operator sources in a checkout and in a wheel's layout (simulated by
 pointing tl._resources.PKG_DIR at a temporary directory laid out like an installed ``tl``)."""
@@ -7,7 +7,8 @@ import os
 import pytest
 
 import tl.ops
-from tl import _ops_package, _resources
+from tl import _resources
+from tl.ops import _package as _ops_package
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from tlc import config
 from tlc.errors import PackageError, TLCompileError
 from tlc.package import build, cache as cache_mod
+from tlc.package.dispatch import dispatch_facts
 from tlc.package.header import c_identifier, render_header
 from tlc.package.progress import Progress
 from tlc.target import Variant, resolve
@@ -268,7 +269,7 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
             path = f"bundles/{v.name}.so"
             payloads[path] = so.read_bytes()
             bundles.append({"path": path, "variant": v.name, "arch": v.arch, "features": list(v.features),
-                            "priority": v.priority})
+                            "priority": v.priority, "dispatch": dispatch_facts(v)})
         header = f"include/{c_identifier(name)}.h"
         file_docs = {u.display: metas[(u.name, variants[0].name)].get("doc", "") for u in units}
         payloads[header] = render_header(name, kernels, __version__, file_docs).encode()

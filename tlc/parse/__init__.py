@@ -47,7 +47,8 @@ def parse_source(text: str, filename: str = "<string>", only: set[str] | None = 
 
 
 def _build(ctx, fn, dec, only, overrides) -> list[ir.Kernel]:
-    from tlc.parse.kernels import _spec_name, build_kernel, build_kernels
+    from tlc.parse.kernels import build_kernel, build_kernels
+    from tlc.specs import instance_name
     if overrides is None:
         return build_kernels(ctx, fn, dec, only)
     if only is not None and fn.name not in only:
@@ -55,7 +56,7 @@ def _build(ctx, fn, dec, only, overrides) -> list[ir.Kernel]:
     grid = None
     if isinstance(dec, ast.Call):
         grid = next((k.value for k in dec.keywords if k.arg == "grid"), None)
-    name = _spec_name(fn.name, overrides) if overrides else fn.name
+    name = instance_name(fn.name, overrides) if overrides else fn.name
     return [build_kernel(ctx, fn, grid, dict(overrides), name)]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 
 from tlc.errors import TLCompileError
-from tlc.specs import expand as expand_specializations
+from tlc.specs import expand as expand_specializations, instance_name
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
 from tlc.lower.ir import NONE, Op, ScalarType, TensorType
@@ -59,15 +59,6 @@ def scan_module(ctx: FileContext, tree: ast.Module) -> list[tuple[ast.FunctionDe
     return kernels
 
 
-def _spec_name(base: str, spec: dict) -> str:
-    parts = [base]
-    for k in sorted(spec):
-        v = spec[k]
-        s = v.name if isinstance(v, DType) else str(v)
-        parts.append(f"{k}_{s.replace('-', 'm').replace('.', 'p')}")
-    return "__".join(parts)
-
-
 def build_kernels(ctx: FileContext, fn: ast.FunctionDef, dec, only=None) -> list[ir.Kernel]:
     opts = {}
     if isinstance(dec, ast.Call):
@@ -86,7 +77,7 @@ def build_kernels(ctx: FileContext, fn: ast.FunctionDef, dec, only=None) -> list
                                                      "non-empty lists (every combination)")
     out = []
     for spec in specs:
-        name = fn.name if spec is None else _spec_name(fn.name, spec)
+        name = fn.name if spec is None else instance_name(fn.name, spec)
         if only is not None and name not in only and fn.name not in only:
             continue
         out.append(build_kernel(ctx, fn, opts.get("grid"), spec or {}, name))

@@ -1,5 +1,5 @@
 """Loss tl.ops composed from the library's kernels: nll_loss (negative log-likelihood over
-log-probabilities; cross_entropy in _ops_nn.py is log_softmax followed by the same gather) and
+log-probabilities; cross_entropy in nn.py is log_softmax followed by the same gather) and
 the pointwise losses of torch.nn.functional: mse_loss, l1_loss, smooth_l1_loss, huber_loss,
 binary_cross_entropy, binary_cross_entropy_with_logits, kl_div (reduction "mean", "sum" or
 "none"; inputs of one float dtype and one shape).
@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tl import ops as _o
-from tl._opmath import opmath
-from tl import _ops_ew as ew
-from tl._ops_data import gather, gather_elements
-from tl._ops_reduce import reduce_sum
+from tl.ops.elementwise import add, div, exp, mul, sub
+from tl.ops._opmath import opmath
+from tl.ops.pointwise import abs as _abs, less, less_equal, log, maximum, neg, not_equal, softplus, where
+from tl.ops.data import contiguous, gather, gather_elements
+from tl.ops.reduce import mean, reduce_sum
+from tl.ops._registry import names_in, public_op
 
 
+@public_op
 @opmath
 def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduction: str = "mean"):
     """Negative log-likelihood loss.
@@ -59,9 +61,9 @@ def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduct
     if np.any(valid & ((tf < 0) | (tf >= c))):
         raise ValueError(f"tl.ops.nll_loss: target class out of range [0, {c})")
     tsafe = np.where(valid, tf, 0)
-    picked = gather_elements(_o.contiguous(lp), tsafe[:, None], 1)[:, 0]
+    picked = gather_elements(contiguous(lp), tsafe[:, None], 1)[:, 0]
     wt = (gather(wts, tsafe) * valid).astype(dt)
-    loss = _o.mul(ew.neg(picked), wt)
+    loss = mul(neg(picked), wt)
     if reduction == "none":
         return loss.reshape(rshape)
     tot = reduce_sum(loss)
@@ -69,7 +71,7 @@ def nll_loss(input, target, weight=None, ignore_index: int | None = -100, reduct
         return tot
     denom = reduce_sum(wt.astype(np.float32))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _o.div(np.asarray(tot, dt), np.asarray(denom, dt))
+        return div(np.asarray(tot, dt), np.asarray(denom, dt))
 
 
 def _reduce(loss, reduction, op):
@@ -78,7 +80,7 @@ def _reduce(loss, reduction, op):
     if reduction == "sum":
         return reduce_sum(loss)
     if reduction == "mean":
-        return _o.mean(loss) if loss.size else np.asarray(np.nan, loss.dtype)
+        return mean(loss) if loss.size else np.asarray(np.nan, loss.dtype)
     raise ValueError(f"tl.ops.{op}: unknown reduction {reduction!r}")
 
 
@@ -91,48 +93,53 @@ def _pair(x, y, op):
     return x, y
 
 
+@public_op
 @opmath
 def mse_loss(input, target, reduction: str = "mean"):
     """(input - target)^2, reduced."""
     x, y = _pair(input, target, "mse_loss")
-    d = _o.sub(x, y)
-    return _reduce(_o.mul(d, d), reduction, "mse_loss")
+    d = sub(x, y)
+    return _reduce(mul(d, d), reduction, "mse_loss")
 
 
+@public_op
 def l1_loss(input, target, reduction: str = "mean"):
     """|input - target|, reduced."""
     x, y = _pair(input, target, "l1_loss")
-    return _reduce(_o.abs(_o.sub(x, y)), reduction, "l1_loss")
+    return _reduce(_abs(sub(x, y)), reduction, "l1_loss")
 
 
+@public_op
 @opmath
 def smooth_l1_loss(input, target, reduction: str = "mean", beta: float = 1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target; beta = 0 is L1)."""
     x, y = _pair(input, target, "smooth_l1_loss")
     if beta < 0:
         raise ValueError(f"tl.ops.smooth_l1_loss: beta must be >= 0, got {beta}")
-    a = _o.abs(_o.sub(x, y))
+    a = _abs(sub(x, y))
     if beta == 0:
         return _reduce(a, reduction, "smooth_l1_loss")
     b = np.asarray(beta, x.dtype)
-    quad = _o.div(_o.mul(_o.mul(a, a), np.asarray(0.5, x.dtype)), b)
-    lin = _o.sub(a, np.asarray(0.5 * beta, x.dtype))
-    return _reduce(_o.where(_o.less(a, b), quad, lin), reduction, "smooth_l1_loss")
+    quad = div(mul(mul(a, a), np.asarray(0.5, x.dtype)), b)
+    lin = sub(a, np.asarray(0.5 * beta, x.dtype))
+    return _reduce(where(less(a, b), quad, lin), reduction, "smooth_l1_loss")
 
 
+@public_op
 @opmath
 def huber_loss(input, target, reduction: str = "mean", delta: float = 1.0):
     """0.5 d^2 where |d| <= delta, else delta (|d| - 0.5 delta)."""
     x, y = _pair(input, target, "huber_loss")
     if delta <= 0:
         raise ValueError(f"tl.ops.huber_loss: delta must be > 0, got {delta}")
-    a = _o.abs(_o.sub(x, y))
+    a = _abs(sub(x, y))
     dl = np.asarray(delta, x.dtype)
-    quad = _o.mul(_o.mul(a, a), np.asarray(0.5, x.dtype))
-    lin = _o.mul(dl, _o.sub(a, np.asarray(0.5 * delta, x.dtype)))
-    return _reduce(_o.where(_o.less_equal(a, dl), quad, lin), reduction, "huber_loss")
+    quad = mul(mul(a, a), np.asarray(0.5, x.dtype))
+    lin = mul(dl, sub(a, np.asarray(0.5 * delta, x.dtype)))
+    return _reduce(where(less_equal(a, dl), quad, lin), reduction, "huber_loss")
 
 
+@public_op
 @opmath
 def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     """-(y log p + (1 - y) log(1 - p)) * weight, each log clamped at -100 like torch.
@@ -141,43 +148,44 @@ def binary_cross_entropy(input, target, weight=None, reduction: str = "mean"):
     if p.size and (np.nanmin(p) < 0 or np.nanmax(p) > 1):
         raise ValueError("tl.ops.binary_cross_entropy: argument 'input' must hold probabilities in [0, 1]")
     one, lo = np.ones((), p.dtype), np.asarray(-100.0, p.dtype)
-    lp = _o.maximum(_o.log(p), lo)
-    l1p = _o.maximum(_o.log(_o.sub(one, p)), lo)
-    loss = _o.neg(_o.add(_o.mul(y, lp), _o.mul(_o.sub(one, y), l1p)))
+    lp = maximum(log(p), lo)
+    l1p = maximum(log(sub(one, p)), lo)
+    loss = neg(add(mul(y, lp), mul(sub(one, y), l1p)))
     if weight is not None:
-        loss = _o.mul(loss, np.asarray(weight, p.dtype))
+        loss = mul(loss, np.asarray(weight, p.dtype))
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
+@public_op
 @opmath
 def binary_cross_entropy_with_logits(input, target, weight=None, reduction: str = "mean", pos_weight=None):
     """(1 - y) x + (1 + (pw - 1) y) softplus(-x), the stable form of BCE on sigmoid(x)."""
     x, y = _pair(input, target, "binary_cross_entropy_with_logits")
     one = np.ones((), x.dtype)
-    sp = _o.softplus(_o.neg(x))
-    lw = one if pos_weight is None else _o.add(one, _o.mul(_o.sub(np.asarray(pos_weight, x.dtype), one), y))
-    loss = _o.add(_o.mul(_o.sub(one, y), x), _o.mul(lw, sp))
+    sp = softplus(neg(x))
+    lw = one if pos_weight is None else add(one, mul(sub(np.asarray(pos_weight, x.dtype), one), y))
+    loss = add(mul(sub(one, y), x), mul(lw, sp))
     if weight is not None:
-        loss = _o.mul(loss, np.asarray(weight, x.dtype))
+        loss = mul(loss, np.asarray(weight, x.dtype))
     return _reduce(loss, reduction, "binary_cross_entropy_with_logits")
 
 
+@public_op
 @opmath
 def kl_div(input, target, reduction: str = "mean", log_target: bool = False):
     """target * (log target - input) (0 where target = 0), or exp(t) (t - input) with
     log_target; reduction also "batchmean" (sum / input.shape[0])."""
     x, t = _pair(input, target, "kl_div")
     if log_target:
-        loss = _o.mul(_o.exp(t), _o.sub(t, x))
+        loss = mul(exp(t), sub(t, x))
     else:
         zero = np.zeros((), x.dtype)
-        nz = _o.not_equal(t, zero)                  # t = 0 gives 0; t < 0 gives NaN (log), like torch's xlogy
-        safe = _o.where(nz, t, np.ones((), x.dtype))
-        loss = _o.where(nz, _o.mul(t, _o.sub(_o.log(safe), x)), _o.mul(t, zero))
+        nz = not_equal(t, zero)                  # t = 0 gives 0; t < 0 gives NaN (log), like torch's xlogy
+        safe = where(nz, t, np.ones((), x.dtype))
+        loss = where(nz, mul(t, sub(log(safe), x)), mul(t, zero))
     if reduction == "batchmean":
-        return _o.div(reduce_sum(loss), np.asarray(x.shape[0] if x.ndim else 1, x.dtype))
+        return div(reduce_sum(loss), np.asarray(x.shape[0] if x.ndim else 1, x.dtype))
     return _reduce(loss, reduction, "kl_div")
 
 
-__all__ = ["nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-           "binary_cross_entropy_with_logits", "kl_div"]
+__all__ = names_in(__name__)

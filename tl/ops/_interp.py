@@ -1,9 +1,9 @@
 """The operator library's kernel instances as Python sees them, and an interpreter-backed
 stand-in for the compiled package.
 
-``instances()`` maps each instance name (``softmax__DT_float16``, the names ``tlc build`` gives)
-to ``(KernelFunction, constexprs)`` by importing ``ops/*.py`` (``tl/_data/ops`` in a wheel) (decorators only record the
-kernels; bodies never run). :class:`InterpPackage` has the call interface of
+``instances()`` maps each instance name (``softmax__DT_float16``: ``tlc.specs.instance_name``,
+the rule ``tlc build`` names instances by) to ``(KernelFunction, constexprs)`` by importing
+``ops/*.py`` (``tl/_data/ops`` in a wheel) (decorators only record the kernels; bodies never run). :class:`InterpPackage` has the call interface of
 ``tl.load(...)`` packages (``pkg.<instance>(*args)`` in signature order) but runs the NumPy
 reference interpreter; ``tl.ops`` uses it when ``TL_OPS_BACKEND=interp``.
 """
@@ -13,20 +13,11 @@ import __future__
 import os
 
 from tl._kernel import KernelFunction
-
 from tl._resources import ops_source_dir
+from tlc.specs import instance_name
 
 OPS_DIR = ops_source_dir()
 _CACHE: dict | None = None
-
-
-def instance_name(base: str, constexprs: dict) -> str:
-    """``<base>__<K>_<v>[__...]``: keys sorted, dtypes by name (matches tlc's naming)."""
-    parts = [base]
-    for k in sorted(constexprs):
-        v = constexprs[k]
-        parts.append(f"{k}_{getattr(v, 'name', v)}")
-    return "__".join(parts)
 
 
 def instances() -> dict[str, tuple[KernelFunction, dict]]:
@@ -65,9 +56,3 @@ class InterpPackage:
     def __contains__(self, name):
         return name in instances()
 
-
-def registry() -> dict:
-    """The operator registry: name -> :class:`tl._ops_catalog.OpInfo` (signature, category,
-    ONNX/ATen names, dtypes, NumPy reference, tolerance per dtype, TL kernels, targets)."""
-    from tl._ops_catalog import OPS
-    return OPS

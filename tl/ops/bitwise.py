@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tl._ops_ew import _run
-from tl.ops import _out
+from tl.ops._core import _out, _run
+from tl.ops.pointwise import logical_not
+from tl.ops._registry import names_in, public_op
+
 
 _KDT = {"int8": "int8", "uint8": "int8", "bool": "int8", "int32": "int32", "uint32": "int32",
         "int64": "int64", "uint64": "int64"}
@@ -42,26 +44,29 @@ def _binary(op, kop, a, b, out):
     return res
 
 
+@public_op
 def bitwise_and(a, b, out=None):
     """a & b, bit by bit."""
     return _binary("bitwise_and", "and", a, b, out)
 
 
+@public_op
 def bitwise_or(a, b, out=None):
     """a | b, bit by bit."""
     return _binary("bitwise_or", "or", a, b, out)
 
 
+@public_op
 def bitwise_xor(a, b, out=None):
     """a ^ b, bit by bit."""
     return _binary("bitwise_xor", "xor", a, b, out)
 
 
+@public_op
 def bitwise_not(x, out=None):
     """~x: every bit flipped (for bool: logical not)."""
     x = _check(x, "x", "bitwise_not")
     if x.dtype == np.bool_:
-        from tl.ops import logical_not
         return logical_not(x, out=out)
     res = _out(out, x.shape, x.dtype, "bitwise_not")
     k = _KDT[x.dtype.name]
@@ -69,4 +74,4 @@ def bitwise_not(x, out=None):
     return res
 
 
-__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"]
+__all__ = names_in(__name__)

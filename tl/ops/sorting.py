@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tl.ops import _arr, _launch, _norm_axis, _NAMES
-from tl._ops_data import copy_into, gather_elements, scatter_elements
+from tl.ops._core import _arr, _launch, _norm_axis
+from tl.ops.data import gather_elements, scatter_elements
+from tl.ops._registry import names_in, public_op
 
-__all__ = ["sort", "argsort", "topk"]
+
 _DT = ("float32", "float16", "bfloat16", "int32", "int64")
 
 
@@ -56,12 +57,14 @@ def _perm(x, axis, descending, op):
     return ax, xm, perm.reshape(xm.shape)
 
 
+@public_op
 def argsort(x, axis: int = -1, descending: bool = False):
     """Stable argsort along ``axis`` (int64); NaN sorts as the largest value."""
     ax, xm, perm = _perm(x, axis, descending, "argsort")
     return np.ascontiguousarray(np.moveaxis(perm, -1, ax)) if perm.ndim else perm
 
 
+@public_op
 def sort(x, axis: int = -1, descending: bool = False):
     """(values, indices) of a stable sort along ``axis`` (torch.sort(stable=True))."""
     x = np.asarray(x)
@@ -71,6 +74,7 @@ def sort(x, axis: int = -1, descending: bool = False):
     return back(vals), back(perm)
 
 
+@public_op
 def topk(x, k: int, axis: int = -1, largest: bool = True, sorted: bool = True):
     """(values, indices) of the k largest (or smallest) elements along ``axis`` (ONNX TopK):
     ordered best first, ties by lower index; NaN counts as the largest. 0 <= k <= size of axis.
@@ -86,3 +90,6 @@ def topk(x, k: int, axis: int = -1, largest: bool = True, sorted: bool = True):
     vals = gather_elements(xm, perm, -1) if perm.size else np.empty(perm.shape, xm.dtype)
     back = lambda a: np.ascontiguousarray(np.moveaxis(a, -1, ax))  # noqa: E731
     return back(vals), back(perm)
+
+
+__all__ = names_in(__name__)

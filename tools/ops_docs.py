@@ -1,4 +1,4 @@
-"""Generates docs/operators.md from the operator registry: ``python -m tl.ops_docs [path]``.
+"""Generates docs/operators.md from the op table (tl/ops/_catalog.py): ``python tools/ops_docs.py [path]``.
 
 Test status comes from docs/onnx_conformance.md when present (passed/total of the op's ONNX
 node tests) and "tests/ops" otherwise.
@@ -9,9 +9,11 @@ import os
 import re
 import sys
 
-from tl._ops_registry import registry
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if REPO not in sys.path:      # run as a script from anywhere: the checkout's tl
+    sys.path.insert(0, REPO)
+
+from tl.ops._registry import registry  # noqa: E402
 
 
 def _conformance() -> dict:
@@ -28,8 +30,8 @@ def _conformance() -> dict:
 def render() -> str:
     ops = registry()
     conf = _conformance()
-    lines = ["# Operators", "", "Generated from the operator registry (tl/_ops_catalog.py) by "
-             "`python -m tl.ops_docs`; do not edit.", "",
+    lines = ["# Operators", "", "Generated from the op table (tl/ops/_catalog.py) by "
+             "`python tools/ops_docs.py`; do not edit.", "",
              f"{len(ops)} operators.", "",
              "| op | category | ONNX | ATen | dtypes | kernels | targets | test status |",
              "|---|---|---|---|---|---|---|---|"]
@@ -46,7 +48,7 @@ def render() -> str:
 
 if __name__ == "__main__":
     import argparse
-    ap = argparse.ArgumentParser(description="Write the operator table (docs/operators.md) from tl/_ops_catalog.py.")
+    ap = argparse.ArgumentParser(description="Write the operator table (docs/operators.md) from tl/ops/_catalog.py.")
     ap.add_argument("path", nargs="?", default=os.path.join(REPO, "docs", "operators.md"), help="output file")
     path = ap.parse_args().path
     with open(path, "w", encoding="utf-8") as f:

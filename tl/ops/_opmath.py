@@ -16,7 +16,9 @@ import functools
 
 import numpy as np
 
-from tl import ops as _o
+from tl.ops._core import _NAMES, _np
+from tl.ops.elementwise import cast
+
 
 _HALF = ("float16", "bfloat16")
 
@@ -30,11 +32,11 @@ def opmath(fn):
         def up(v):
             if not (isinstance(v, np.ndarray) or hasattr(v, "__dlpack__")):
                 return v
-            a = _o._np(v, "x", fn.__name__)
-            if _o._NAMES.get(a.dtype) not in _HALF:
+            a = _np(v, "x", fn.__name__)
+            if _NAMES.get(a.dtype) not in _HALF:
                 return v
             half.append(a.dtype)
-            return _o.cast(a, np.float32)
+            return cast(a, np.float32)
 
         args = [up(v) for v in args]
         kwargs = {k: up(v) for k, v in kwargs.items()}
@@ -44,7 +46,7 @@ def opmath(fn):
 
         def down(r):
             if isinstance(r, np.ndarray) and r.dtype == np.float32:
-                return _o.cast(r, half[0])
+                return cast(r, half[0])
             return r
         return tuple(down(r) for r in res) if isinstance(res, tuple) else down(res)
     return wrapper

@@ -1,40 +1,21 @@
-"""The operator registry: one :class:`OpInfo` per tl.ops operator.
+"""The op table: one :class:`OpInfo` per tl.ops operator, the one place an op's facts live.
 
-Each entry declares the op's signature (its tl.ops function), category, ONNX and ATen names,
-dtypes, a float64 NumPy reference where one is a one-liner (``ref``), the tolerance per dtype
-(the defaults of docs/testing.md#tolerances unless stated), its TL kernels (instance base names
-in ops/*.py, or "composed" of other ops) and targets. ``docs/operators.md`` is generated from it by
-``python -m tl.ops_docs``.
+Each entry declares the op's category, ONNX and ATen names, dtypes, a float64 NumPy reference
+where one is a one-liner (``ref``), the tolerance per dtype (the defaults of
+docs/testing.md#tolerances unless stated), its TL kernels (instance base names in ops/*.py, or
+"composed" of other ops), targets, and whether ``out=`` may alias an input (``out_of_place``:
+the op reads other positions than it writes, so an overlapping ``out`` is computed into a fresh
+buffer first). The table drives ``tl.ops.__all__`` (every entry is one ``@public_op`` def,
+tl/ops/_registry.py), the aliasing wrappers, the ONNX map (tools/tl_onnx_map.py) and
+``docs/operators.md`` (``python tools/ops_docs.py``).
 """
 from __future__ import annotations
 
-import inspect
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 import numpy as np
 
-F = ("float32", "float16", "bfloat16")
-I = ("int32", "int64")
-TOL = {"float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2)}
-TRANSCENDENTAL_F32 = (1e-5, 1e-6)   # stated bound for vector-math ops (a few ulp)
-
-
-@dataclass(frozen=True)
-class OpInfo:
-    name: str
-    category: str
-    onnx: str = ""
-    aten: str = ""
-    dtypes: tuple = F
-    kernels: tuple = ()
-    ref: object = None
-    tol: dict = field(default_factory=lambda: dict(TOL))
-    targets: tuple = ("host (x86_64 avx512/avx2/baseline)",)
-
-    @property
-    def signature(self) -> str:
-        import tl.ops as T
-        return f"{self.name}{inspect.signature(getattr(T, self.name))}"
+from tl.ops._opinfo import F, I, TOL, TRANSCENDENTAL_F32, OpInfo  # noqa: F401
 
 
 def _erf(x):
@@ -112,89 +93,89 @@ OPS_LIST = [
     _tr("celu", "Celu", "aten::celu", lambda x: np.maximum(x, 0) + np.minimum(np.expm1(x), 0)),
     _tr("mish", "Mish", "aten::mish", lambda x: x * np.tanh(_SP(x))),
     _tr("thresholded_relu", "ThresholdedRelu", "", lambda x: np.where(x > 1.0, x, 0)),
-    OpInfo("swiglu", "activation/math", "SwiGLU", "silu(gate) * up", F, ("silu", "mul")),
+    OpInfo("swiglu", "activation/math", "SwiGLU", "silu(gate) * up", F, ("silu", "mul"), out_of_place=True),
     OpInfo("dropout", "activation/math", "Dropout", "aten::dropout", F, ("dropout",)),
     # softmax / attention / loss
-    OpInfo("softmax", "softmax/attention", "Softmax", "aten::softmax", F, ("softmax",)),
-    OpInfo("log_softmax", "softmax/attention", "LogSoftmax", "aten::log_softmax", F, ("log_softmax",)),
+    OpInfo("softmax", "softmax/attention", "Softmax", "aten::softmax", F, ("softmax",), out_of_place=True),
+    OpInfo("log_softmax", "softmax/attention", "LogSoftmax", "aten::log_softmax", F, ("log_softmax",), out_of_place=True),
     OpInfo("scaled_dot_product_attention", "softmax/attention", "Attention",
-           "aten::scaled_dot_product_attention", F, ("flash_attention", "matmul", "softmax0", "where", "mul")),
+           "aten::scaled_dot_product_attention", F, ("flash_attention", "matmul", "softmax0", "where", "mul"), out_of_place=True),
     OpInfo("cross_entropy", "softmax/attention", "SoftmaxCrossEntropyLoss", "aten::cross_entropy_loss", F,
-           ("log_softmax", "take_cols", "mul", "row_sum")),
+           ("log_softmax", "take_cols", "mul", "row_sum"), out_of_place=True),
     OpInfo("nll_loss", "softmax/attention", "NegativeLogLikelihoodLoss", "aten::nll_loss_nd", F,
-           ("take_cols", "mul", "row_sum")),
+           ("take_cols", "mul", "row_sum"), out_of_place=True),
     # matmul family
-    OpInfo("matmul", "matmul", "MatMul", "aten::matmul", F, ("matmul",), np.matmul),
-    OpInfo("mm", "matmul", "MatMul", "aten::mm", F, ("matmul", "cast"), np.matmul),
-    OpInfo("linear", "matmul", "Gemm(transB=1)", "aten::linear", F, ("matmul", "add")),
-    OpInfo("gemm", "matmul", "Gemm", "aten::addmm", F, ("matmul", "mul", "add")),
-    OpInfo("bmm", "matmul", "MatMul", "aten::bmm", F, ("matmul",), np.matmul),
-    OpInfo("baddbmm", "matmul", "", "aten::baddbmm", F, ("matmul", "mul", "add")),
+    OpInfo("matmul", "matmul", "MatMul", "aten::matmul", F, ("matmul",), np.matmul, out_of_place=True),
+    OpInfo("mm", "matmul", "MatMul", "aten::mm", F, ("matmul", "cast"), np.matmul, out_of_place=True),
+    OpInfo("linear", "matmul", "Gemm(transB=1)", "aten::linear", F, ("matmul", "add"), out_of_place=True),
+    OpInfo("gemm", "matmul", "Gemm", "aten::addmm", F, ("matmul", "mul", "add"), out_of_place=True),
+    OpInfo("bmm", "matmul", "MatMul", "aten::bmm", F, ("matmul",), np.matmul, out_of_place=True),
+    OpInfo("baddbmm", "matmul", "", "aten::baddbmm", F, ("matmul", "mul", "add"), out_of_place=True),
     # convolution / pooling
     OpInfo("conv2d", "convolution", "Conv", "aten::conv2d", F,
            ("conv2d_nchw", "conv2d_phase2", "conv2d_taps", "conv2d_dw_taps", "conv2d_nhwc", "copy6 (im2col)",
-            "matmul", "add")),
+            "matmul", "add"), out_of_place=True),
     OpInfo("conv_transpose2d", "convolution", "ConvTranspose", "aten::conv_transpose2d", F,
-           ("copy6", "matmul", "add")),
-    OpInfo("max_pool2d", "pooling", "MaxPool", "aten::max_pool2d", F, ("copy6", "binary[OP=maximum]", "row_max")),
-    OpInfo("avg_pool2d", "pooling", "AveragePool", "aten::avg_pool2d", F, ("copy6", "row_sum", "div")),
-    OpInfo("adaptive_avg_pool2d", "pooling", "", "aten::adaptive_avg_pool2d", F, ("row_sum",)),
+           ("copy6", "matmul", "add"), out_of_place=True),
+    OpInfo("max_pool2d", "pooling", "MaxPool", "aten::max_pool2d", F, ("copy6", "binary[OP=maximum]", "row_max"), out_of_place=True),
+    OpInfo("avg_pool2d", "pooling", "AveragePool", "aten::avg_pool2d", F, ("copy6", "row_sum", "div"), out_of_place=True),
+    OpInfo("adaptive_avg_pool2d", "pooling", "", "aten::adaptive_avg_pool2d", F, ("row_sum",), out_of_place=True),
     OpInfo("global_avg_pool2d", "pooling", "GlobalAveragePool", "aten::mean.dim", F, ("row_sum",)),
     OpInfo("global_max_pool2d", "pooling", "GlobalMaxPool", "aten::amax", F, ("row_max",)),
     # normalization
     OpInfo("batch_norm", "normalization", "BatchNormalization", "aten::batch_norm", F,
-           ("channel_affine", "row_var", "mul", "add")),
-    OpInfo("layer_norm", "normalization", "LayerNormalization", "aten::layer_norm", F, ("layer_norm",)),
+           ("channel_affine", "row_var", "mul", "add"), out_of_place=True),
+    OpInfo("layer_norm", "normalization", "LayerNormalization", "aten::layer_norm", F, ("layer_norm",), out_of_place=True),
     OpInfo("layer_norm_axis", "normalization", "LayerNormalization", "aten::native_layer_norm", F,
-           ("layer_norm", "row_var")),
-    OpInfo("rms_norm", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",)),
-    OpInfo("rms_norm_axis", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",)),
-    OpInfo("add_rms_norm", "normalization", "", "add + rms_norm", F, ("add", "rms_norm")),
-    OpInfo("add_layer_norm", "normalization", "", "add + layer_norm", F, ("add", "layer_norm")),
+           ("layer_norm", "row_var"), out_of_place=True),
+    OpInfo("rms_norm", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",), out_of_place=True),
+    OpInfo("rms_norm_axis", "normalization", "RMSNormalization", "aten::rms_norm", F, ("rms_norm",), out_of_place=True),
+    OpInfo("add_rms_norm", "normalization", "", "add + rms_norm", F, ("add", "rms_norm"), out_of_place=True),
+    OpInfo("add_layer_norm", "normalization", "", "add + layer_norm", F, ("add", "layer_norm"), out_of_place=True),
     # reductions
-    OpInfo("sum", "reduction", "ReduceSum", "aten::sum", F, ("row_sum",)),
-    OpInfo("reduce_sum", "reduction", "ReduceSum", "aten::sum.dim_IntList", F, ("row_sum",), np.sum),
-    OpInfo("mean", "reduction", "ReduceMean", "aten::mean", F, ("row_sum", "div"), np.mean),
-    OpInfo("max", "reduction", "ReduceMax", "aten::max.dim", F + ("int32",), ("row_max",)),
-    OpInfo("amax", "reduction", "ReduceMax", "aten::amax", F + ("int32",), ("row_max",), np.max),
-    OpInfo("min", "reduction", "ReduceMin", "aten::min.dim", F + I, ("row_min",)),
-    OpInfo("amin", "reduction", "ReduceMin", "aten::amin", F + I, ("row_min",), np.min),
-    OpInfo("prod", "reduction", "ReduceProd", "aten::prod", F, ("row_prod",), np.prod),
-    OpInfo("argmax", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",)),
-    OpInfo("argmax_axis", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",)),
-    OpInfo("argmin", "reduction", "ArgMin", "aten::argmin", F + I, ("row_argmin",)),
-    OpInfo("var", "reduction", "", "aten::var", F, ("row_var",), np.var),
-    OpInfo("var_mean", "reduction", "", "aten::var_mean", F, ("row_var",)),
-    OpInfo("cumsum", "reduction", "CumSum", "aten::cumsum", F + I, ("row_cumsum",), np.cumsum),
-    OpInfo("sort", "reduction", "", "aten::sort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols")),
-    OpInfo("argsort", "reduction", "", "aten::argsort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols")),
-    OpInfo("topk", "reduction", "TopK", "aten::topk", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols")),
+    OpInfo("sum", "reduction", "ReduceSum", "aten::sum", F, ("row_sum",), out_of_place=True),
+    OpInfo("reduce_sum", "reduction", "ReduceSum", "aten::sum.dim_IntList", F, ("row_sum",), np.sum, out_of_place=True),
+    OpInfo("mean", "reduction", "ReduceMean", "aten::mean", F, ("row_sum", "div"), np.mean, out_of_place=True),
+    OpInfo("max", "reduction", "ReduceMax", "aten::max.dim", F + ("int32",), ("row_max",), out_of_place=True),
+    OpInfo("amax", "reduction", "ReduceMax", "aten::amax", F + ("int32",), ("row_max",), np.max, out_of_place=True),
+    OpInfo("min", "reduction", "ReduceMin", "aten::min.dim", F + I, ("row_min",), out_of_place=True),
+    OpInfo("amin", "reduction", "ReduceMin", "aten::amin", F + I, ("row_min",), np.min, out_of_place=True),
+    OpInfo("prod", "reduction", "ReduceProd", "aten::prod", F, ("row_prod",), np.prod, out_of_place=True),
+    OpInfo("argmax", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",), out_of_place=True),
+    OpInfo("argmax_axis", "reduction", "ArgMax", "aten::argmax", F + ("int32",), ("row_argmax",), out_of_place=True),
+    OpInfo("argmin", "reduction", "ArgMin", "aten::argmin", F + I, ("row_argmin",), out_of_place=True),
+    OpInfo("var", "reduction", "", "aten::var", F, ("row_var",), np.var, out_of_place=True),
+    OpInfo("var_mean", "reduction", "", "aten::var_mean", F, ("row_var",), out_of_place=True),
+    OpInfo("cumsum", "reduction", "CumSum", "aten::cumsum", F + I, ("row_cumsum",), np.cumsum, out_of_place=True),
+    OpInfo("sort", "reduction", "", "aten::sort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols"), out_of_place=True),
+    OpInfo("argsort", "reduction", "", "aten::argsort(stable=True)", F + I, ("merge_pass", "sort_rank", "scatter_cols"), out_of_place=True),
+    OpInfo("topk", "reduction", "TopK", "aten::topk", F + I, ("merge_pass", "sort_rank", "scatter_cols", "take_cols"), out_of_place=True),
     # data movement and indexing
-    OpInfo("contiguous", "data movement", "Identity", "aten::contiguous", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("transpose", "data movement", "Transpose", "aten::t", F, ("transpose",)),
-    OpInfo("permute", "data movement", "Transpose", "aten::permute", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("cat", "data movement", "Concat", "aten::cat", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("stack", "data movement", "", "aten::stack", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("contiguous", "data movement", "Identity", "aten::contiguous", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("transpose", "data movement", "Transpose", "aten::t", F, ("transpose",), out_of_place=True),
+    OpInfo("permute", "data movement", "Transpose", "aten::permute", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("cat", "data movement", "Concat", "aten::cat", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("stack", "data movement", "", "aten::stack", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
     OpInfo("split", "data movement", "Split", "aten::split", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("slice", "data movement", "Slice", "aten::slice", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("expand", "data movement", "Expand", "aten::expand", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("tile", "data movement", "Tile", "aten::repeat", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("pad", "data movement", "Pad", "aten::pad", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("flip", "data movement", "", "aten::flip", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("slice", "data movement", "Slice", "aten::slice", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("expand", "data movement", "Expand", "aten::expand", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("tile", "data movement", "Tile", "aten::repeat", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("pad", "data movement", "Pad", "aten::pad", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
+    OpInfo("flip", "data movement", "", "aten::flip", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
     OpInfo("reshape", "data movement", "Reshape", "aten::reshape", F + I + ("int8", "bool"), ("copy6",)),
-    OpInfo("gather", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("take_rows", "take_cols")),
-    OpInfo("index_select", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("take_rows", "take_cols")),
-    OpInfo("embedding", "indexing", "Gather", "aten::embedding", F + I, ("take_rows", "take_cols")),
-    OpInfo("gather_elements", "indexing", "GatherElements", "aten::gather", F + I + ("int8", "bool"), ("take_cols",)),
+    OpInfo("gather", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("take_rows", "take_cols"), out_of_place=True),
+    OpInfo("index_select", "indexing", "Gather", "aten::index_select", F + I + ("int8", "bool"), ("take_rows", "take_cols"), out_of_place=True),
+    OpInfo("embedding", "indexing", "Gather", "aten::embedding", F + I, ("take_rows", "take_cols"), out_of_place=True),
+    OpInfo("gather_elements", "indexing", "GatherElements", "aten::gather", F + I + ("int8", "bool"), ("take_cols",), out_of_place=True),
     OpInfo("scatter_elements", "indexing", "ScatterElements", "aten::scatter", F + I + ("int8", "bool"),
-           ("scatter_cols",)),
+           ("scatter_cols",), out_of_place=True),
     OpInfo("scatter_add", "indexing", "ScatterElements(add)", "aten::scatter_add", ("float32", "int64"),
-           ("scatter_cols[REDUCE=add]",)),
-    OpInfo("one_hot", "indexing", "OneHot", "aten::one_hot", F + I, ("compare", "where")),
-    OpInfo("triu", "indexing", "Trilu", "aten::triu", F + I + ("int8", "bool"), ("tri",), np.triu),
-    OpInfo("tril", "indexing", "Trilu(upper=0)", "aten::tril", F + I + ("int8", "bool"), ("tri",), np.tril),
+           ("scatter_cols[REDUCE=add]",), out_of_place=True),
+    OpInfo("one_hot", "indexing", "OneHot", "aten::one_hot", F + I, ("compare", "where"), out_of_place=True),
+    OpInfo("triu", "indexing", "Trilu", "aten::triu", F + I + ("int8", "bool"), ("tri",), np.triu, out_of_place=True),
+    OpInfo("tril", "indexing", "Trilu(upper=0)", "aten::tril", F + I + ("int8", "bool"), ("tri",), np.tril, out_of_place=True),
     OpInfo("arange", "creation", "Range", "aten::arange", ("float32", "int32", "int64"), ("arange_f32", "arange_i64")),
-    OpInfo("full", "creation", "ConstantOfShape", "aten::full", F + I + ("int8", "bool"), ("copy6",)),
+    OpInfo("full", "creation", "ConstantOfShape", "aten::full", F + I + ("int8", "bool"), ("copy6",), out_of_place=True),
     OpInfo("eye", "creation", "EyeLike", "aten::eye", F + I + ("int8", "bool"), ("copy6", "tri")),
     OpInfo("depth_to_space", "data movement", "DepthToSpace", "aten::pixel_shuffle (CRD)", F + I + ("int8", "bool"),
            ("copy6",)),
@@ -214,7 +195,7 @@ OPS_LIST = [
     OpInfo("prelu", "activation/math", "PRelu", "aten::prelu", F, ("compare[OP=gt]", "mul", "where")),
     OpInfo("shrink", "activation/math", "Shrink", "aten::hardshrink / softshrink", F, ("compare", "sub", "add", "where")),
     OpInfo("hardmax", "activation/math", "Hardmax", "", F, ("row_argmax", "compare", "where")),
-    # torch.nn.functional-style compositions (tl/_ops_*_ext.py, _ops_loss.py)
+    # torch.nn.functional-style compositions (tl/ops/activation.py, pointwise.py, loss.py, ...)
     OpInfo("relu6", "activation/math", "", "aten::relu6", F, ("unary[OP=clamp]",)),
     OpInfo("hardtanh", "activation/math", "", "aten::hardtanh", F, ("unary[OP=clamp]",)),
     OpInfo("log_sigmoid", "activation/math", "", "aten::log_sigmoid", F, ("unary[OP=softplus]", "unary[OP=neg]")),
@@ -265,8 +246,8 @@ OPS_LIST = [
     OpInfo("cosine_similarity", "normalization", "", "aten::cosine_similarity", F, ("mul", "row_sum", "div")),
     OpInfo("pairwise_distance", "normalization", "", "aten::pairwise_distance", F, ("sub", "mul", "row_sum")),
     # position
-    OpInfo("rotary_embedding", "position", "RotaryEmbedding", "(rotary embedding)", F, ("mul", "sub", "add", "copy6")),
-    # elementary math (ops/math_ext.py umath / bmath; tl/_ops_math_ext.py)
+    OpInfo("rotary_embedding", "position", "RotaryEmbedding", "(rotary embedding)", F, ("mul", "sub", "add", "copy6"), out_of_place=True),
+    # elementary math (ops/math_ext.py umath / bmath; tl/ops/elementary.py)
     # sin/cos/tan: the kernel for |x| <= 8192, tl.ops recomputes larger |x| in float64 on the host
     *[_tr(n, n.capitalize() if n in _ONNX_TRIG else "", f"aten::{n}", r,
           f"umath[OP={n}]" + (" (abs(x) <= 8192; host float64 above)" if n in ("sin", "cos", "tan") else ""),
@@ -278,7 +259,59 @@ OPS_LIST = [
     OpInfo("shape", "data movement", "Shape", "aten::sym_size (x.shape)", F + I + ("int8", "bool"), ("metadata, no kernel",)),
     OpInfo("size", "data movement", "Size", "aten::numel", F + I + ("int8", "bool"), ("metadata, no kernel",)),
     OpInfo("reverse_sequence", "data movement", "ReverseSequence", "-", F + I + ("int8", "bool"), ("take_cols",)),
-    OpInfo("gather_nd", "indexing", "GatherND", "-", F + I + ("int8", "bool"), ("take_rows", "take_cols")),
-    OpInfo("scatter_nd", "indexing", "ScatterND", "-", F + I + ("int8", "bool"), ("scatter_cols",)),
+    OpInfo("gather_nd", "indexing", "GatherND", "-", F + I + ("int8", "bool"), ("take_rows", "take_cols"), out_of_place=True),
+    OpInfo("scatter_nd", "indexing", "ScatterND", "-", F + I + ("int8", "bool"), ("scatter_cols",), out_of_place=True),
 ]
+# ONNX nodes that are a plain call of the op on their inputs (OpInfo.onnx_inputs: how many)
+_ONNX_PLAIN = {
+    "abs": 1,
+    "acos": 1,
+    "acosh": 1,
+    "asin": 1,
+    "asinh": 1,
+    "atan": 1,
+    "atanh": 1,
+    "bitwise_and": 2,
+    "bitwise_not": 1,
+    "bitwise_or": 2,
+    "bitwise_xor": 2,
+    "ceil": 1,
+    "contiguous": 1,
+    "cos": 1,
+    "cosh": 1,
+    "equal": 2,
+    "erf": 1,
+    "exp": 1,
+    "floor": 1,
+    "global_avg_pool2d": 1,
+    "global_max_pool2d": 1,
+    "greater": 2,
+    "greater_equal": 2,
+    "hardswish": 1,
+    "isnan": 1,
+    "less": 2,
+    "less_equal": 2,
+    "log": 1,
+    "logical_and": 2,
+    "logical_not": 1,
+    "logical_or": 2,
+    "logical_xor": 2,
+    "mish": 1,
+    "neg": 1,
+    "pow": 2,
+    "reciprocal": 1,
+    "relu": 1,
+    "round": 1,
+    "sigmoid": 1,
+    "sign": 1,
+    "sin": 1,
+    "sinh": 1,
+    "size": 1,
+    "softplus": 1,
+    "softsign": 1,
+    "sqrt": 1,
+    "tan": 1,
+    "tanh": 1,
+}
+OPS_LIST = [replace(o, onnx_inputs=_ONNX_PLAIN[o.name]) if o.name in _ONNX_PLAIN else o for o in OPS_LIST]
 OPS = {o.name: o for o in OPS_LIST}

@@ -1,26 +1,33 @@
-"""Neural-network tl.ops composed from the library's kernels: linear/gemm/bmm/baddbmm,
+"""Neural-network tl.ops composed from the library's kernels:
 conv2d (implicit GEMM kernels of ops/conv.py; im2col + matmul only for groups of < 16
 channels other than depthwise), conv_transpose2d (zero insertion + conv2d),
 max/avg/adaptive/global pooling (window views + row reductions), batch_norm, fused
-add + norm, swiglu, scaled_dot_product_attention, cross_entropy, dropout, rotary embedding.
+add + norm, swiglu, cross_entropy, dropout, rotary embedding (scaled_dot_product_attention:
+tl/ops/attention.py).
 
 Shapes are NCHW; ``pads`` are (top, left, bottom, right); float32/float16/bfloat16 inputs
 (matmuls accumulate in float32; float16 goes through float32). Errors: ValueError for bad
 shapes, TypeError for dtypes.
+
+Also max_pool1d / avg_pool1d (the 2-D pooling over a size-1 axis). The matmul family
+(mm, gemm, bmm, baddbmm) lives in tl/ops/linalg.py.
 """
 from __future__ import annotations
 
 import builtins
-import math
+import functools
 
 import numpy as np
 
-from tl import ops as _o
-from tl._opmath import opmath
-from tl import _ops_ew as ew
-from tl._ops_data import contiguous, copy_into, pad, gather, full
-from tl._ops_reduce import reduce_sum, var_mean, amax, mean
-from tl.ops import _arr, _np, _launch, _NAMES, _BY_NAME
+from tl.ops._core import _launch, _NAMES, _norm_axis, _np, _shape2d, _to2d, bfloat16
+from tl.ops.elementwise import add, cast, div, mul, silu, sub
+from tl.ops._opmath import opmath
+from tl.ops.pointwise import maximum, neg, rsqrt
+from tl.ops.data import contiguous, copy_into, full, gather, gather_elements, pad
+from tl.ops.reduce import amax, mean, reduce_sum, var_mean
+from tl.ops.norm import layer_norm, log_softmax, rms_norm
+from tl.ops.linalg import _once, matmul
+from tl.ops._registry import names_in, public_op
 
 
 def _is_int(a):
@@ -81,56 +88,6 @@ def _conv_args(op, x, weight, bias, groups, w_axis):
             raise ValueError(f"tl.ops.{op}: bias must have shape ({co},) (one value per output "
                              f"channel), got {bias.shape}")
     return x, w, g, bias
-
-
-def _once(y32, dt):
-    """A float32 result rounded once to ``dt`` (nothing to do for float32)."""
-    return y32 if np.dtype(dt) == np.float32 else _o.cast(y32, dt)
-
-
-def mm(a, b):
-    """matmul returning a's dtype: for float16/bfloat16 the float32 product (float32
-    accumulation of the exactly widened inputs) rounded once."""
-    a = np.asarray(a)
-    return _once(_o.matmul(a, b), a.dtype)
-
-
-def linear(x, weight, bias=None):
-    """x @ weight.T + bias (PyTorch nn.Linear; weight (out, in)); float16/bfloat16: product and
-    bias add in float32, rounded once to x's dtype."""
-    x = np.asarray(x)
-    y = _o.matmul(x, np.asarray(weight).T)
-    return _once(_o.add(y, np.asarray(bias, np.float32)) if bias is not None else y, x.dtype)
-
-
-def gemm(a, b, c=None, alpha: float = 1.0, beta: float = 1.0, trans_a=False, trans_b=False):
-    """ONNX Gemm: alpha * A' @ B' + beta * C (C broadcast); float16/bfloat16: computed in
-    float32 (each step a float32 op) and rounded once to A's dtype."""
-    a = np.asarray(a).T if trans_a else np.asarray(a)
-    b = np.asarray(b).T if trans_b else np.asarray(b)
-    y = _o.matmul(a, b)
-    f32 = np.float32
-    if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, f32))
-    if c is not None and beta != 0.0:
-        c = np.asarray(c, f32)
-        y = _o.add(y, c if beta == 1.0 else _o.mul(c, np.asarray(beta, f32)))
-    return _once(y, a.dtype)
-
-
-def bmm(a, b):
-    """Batched (B, M, K) @ (B, K, N), in a's dtype (see mm)."""
-    return mm(a, b)
-
-
-def baddbmm(inp, a, b, beta: float = 1.0, alpha: float = 1.0):
-    """beta * inp + alpha * (a @ b), in a's dtype: float16/bfloat16 compute in float32 and round once."""
-    a = np.asarray(a)
-    y = _o.matmul(a, b)
-    f32 = np.float32
-    if alpha != 1.0:
-        y = _o.mul(y, np.asarray(alpha, f32))
-    return _once(_o.add(y, _o.mul(np.asarray(inp, f32), np.asarray(beta, f32))), a.dtype)
 
 
 def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
@@ -362,12 +319,12 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         raise ValueError(f"tl.ops.conv2d: the kernel ({kh}, {kw}) with dilation ({dh}, {dw}) is larger "
                          f"than the padded input ({h + pt + pb}, {wd + pl + pr}) of x {x.shape}")
     if dt in ("float32", "float16", "bfloat16") and builtins.min(pt, pl, pb, pr) >= 0 and n * c * co > 0:
-        xf, wf = (x, w) if dt == "float32" else (_o.cast(x, np.float32), _o.cast(w, np.float32))
+        xf, wf = (x, w) if dt == "float32" else (cast(x, np.float32), cast(w, np.float32))
         y = _conv2d_fast(xf, wf, (sh, sw), (dh, dw), (pt, pl, pb, pr), g, oh, ow)
         if y is not None:
             if bias is not None:
-                y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
-            return y if dt == "float32" else _o.cast(y, x.dtype)
+                y = add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+            return y if dt == "float32" else cast(y, x.dtype)
     if (pt, pl, pb, pr) != (0, 0, 0, 0):
         x = pad(x, [0, 0, pt, pl, 0, 0, pb, pr])
     kk = cg * kh * kw
@@ -378,12 +335,13 @@ def _conv2d_4d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: in
         copy_into(cols, _windows(x, kh, kw, sh, sw, dh, dw, oh, ow))
         cols = cols.reshape(n, g, kk, oh * ow)
     wm = np.ascontiguousarray(w).reshape(1, g, co // g, kk)
-    y = _o.matmul(wm, cols).reshape(n, co, oh, ow)   # float32; bias added before the one rounding
+    y = matmul(wm, cols).reshape(n, co, oh, ow)   # float32; bias added before the one rounding
     if bias is not None:
-        y = _o.add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
+        y = add(y, np.asarray(bias, np.float32).reshape(co, 1, 1))
     return _once(y, x.dtype)
 
 
+@public_op
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
                      groups: int = 1):
     """Transposed convolution: x (N, C, H, W), weight (C, Co / groups, KH, KW); output
@@ -428,6 +386,21 @@ def _pool_geom(h, k, s, d, p0, p1, ceil_mode):
     return o, extra
 
 
+def _accept_unbatched(fn):
+    """Lets ``fn`` (N, C, H, W) also take unbatched (C, H, W) input like torch: a batch axis of
+    1 is added and dropped again. Other ranks raise a ValueError naming the op."""
+    @functools.wraps(fn)
+    def wrapper(x, *args, **kwargs):
+        x = _np(x, "x", fn.__name__)
+        if x.ndim == 3:
+            return fn(x[None], *args, **kwargs)[0]
+        if x.ndim != 4:
+            raise ValueError(f"tl.ops.{fn.__name__}: input must be (N, C, H, W) or (C, H, W), "
+                             f"got shape {x.shape}")
+        return fn(x, *args, **kwargs)
+    return wrapper
+
+
 def _pool_params(x, kernel, stride, padding, dilation, ceil_mode, op="max_pool2d / avg_pool2d"):
     """Pooling geometry of an (N, C, H, W) x: (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, eh,
     ow, ew): eh/ew the extra bottom/right padding ceil_mode needs. ValueError for a non-positive
@@ -453,6 +426,8 @@ def _pool_cols(x, kernel, stride, padding, dilation, ceil_mode, fill, op="max_po
     return cols.reshape(n, c, oh, ow, kh * kw), (kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, eh, ew_)
 
 
+@public_op
+@_accept_unbatched
 def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """Max pooling; padding reads -inf; ceil_mode drops windows starting in the right padding."""
     x = np.asarray(x)
@@ -470,10 +445,12 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=Fal
     for i in range(kh):
         for j in range(kw):
             if i or j:
-                ew.maximum(y, win[:, :, i, j], out=y)
+                maximum(y, win[:, :, i, j], out=y)
     return y
 
 
+@public_op
+@_accept_unbatched
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                dilation=1):
     """Average pooling. The divisor counts window cells inside the input, plus the explicit
@@ -493,9 +470,10 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_in
     cc = np.empty((1, 1, oh, ow, kh, kw), np.float32)
     copy_into(cc, _windows(ones, kh, kw, sh, sw, dh, dw, oh, ow).transpose(0, 1, 4, 5, 2, 3))
     cnt = reduce_sum(cc.reshape(1, 1, oh, ow, kh * kw), -1)
-    return _o.div(s, np.asarray(cnt, s.dtype) if s.dtype == np.float32 else _o.cast(cnt, s.dtype))
+    return div(s, np.asarray(cnt, s.dtype) if s.dtype == np.float32 else cast(cnt, s.dtype))
 
 
+@public_op
 def adaptive_avg_pool2d(x, output_size):
     """PyTorch adaptive average pooling: cell i covers [floor(i H / O), ceil((i + 1) H / O))."""
     x = np.asarray(x)
@@ -510,18 +488,21 @@ def adaptive_avg_pool2d(x, output_size):
     return out
 
 
+@public_op
 def global_avg_pool2d(x):
     """Mean over H and W, keepdims (N, C, 1, 1) (any spatial rank >= 1)."""
     x = np.asarray(x)
     return mean(x, tuple(range(2, x.ndim)), keepdims=True)
 
 
+@public_op
 def global_max_pool2d(x):
     """Max over the spatial axes, keepdims."""
     x = np.asarray(x)
     return amax(x, tuple(range(2, x.ndim)), keepdims=True)
 
 
+@public_op
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
                momentum: float = 0.1, eps: float = 1e-5, activation=None, residual=None):
     """Batch norm over axis 1 of x (N, C, ...), float32/float16/bfloat16; per-channel (C,)
@@ -578,140 +559,57 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     return y
 
 
+@public_op
 def layer_norm_axis(x, weight=None, bias=None, axis: int = -1, eps: float = 1e-5):
     """ONNX LayerNormalization: normalise over axes axis..end; returns (y, mean, inv_std_dev)
     with the statistics shaped like x with those axes kept as 1 (float32)."""
     x = np.asarray(x)
-    ax = _o._norm_axis(axis, x.ndim, "layer_norm")
+    ax = _norm_axis(axis, x.ndim, "layer_norm")
     inner = x.shape[ax:]
     k = int(np.prod(inner))
     x2 = x.reshape(-1, k) if x.flags.c_contiguous else contiguous(x).reshape(-1, k)
     w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
     b = None if bias is None else contiguous(np.broadcast_to(np.asarray(bias, x.dtype), inner)).reshape(-1)
-    y = _o.layer_norm(x2, w, b, eps).reshape(x.shape)
-    v, m = var_mean(_o.cast(x2, np.float32) if x.dtype != np.float32 else x2, 1)
-    inv = ew.rsqrt(_o.add(v, np.float32(eps)))
+    y = layer_norm(x2, w, b, eps).reshape(x.shape)
+    v, m = var_mean(cast(x2, np.float32) if x.dtype != np.float32 else x2, 1)
+    inv = rsqrt(add(v, np.float32(eps)))
     sshape = x.shape[:ax] + (1,) * (x.ndim - ax)
     return y, m.reshape(sshape), inv.reshape(sshape)
 
 
+@public_op
 def rms_norm_axis(x, weight=None, axis: int = -1, eps: float = 1e-5):
     """ONNX RMSNormalization over axes axis..end."""
     x = np.asarray(x)
-    ax = _o._norm_axis(axis, x.ndim, "rms_norm")
+    ax = _norm_axis(axis, x.ndim, "rms_norm")
     inner = x.shape[ax:]
     k = int(np.prod(inner))
     x2 = contiguous(x).reshape(-1, k)
     w = None if weight is None else contiguous(np.broadcast_to(np.asarray(weight, x.dtype), inner)).reshape(-1)
-    return _o.rms_norm(x2, w, eps).reshape(x.shape)
+    return rms_norm(x2, w, eps).reshape(x.shape)
 
 
+@public_op
 def add_rms_norm(x, residual, weight=None, eps: float = 1e-6):
     """(rms_norm(x + residual), x + residual): the pre-norm residual step."""
-    h = _o.add(x, residual)
-    return _o.rms_norm(h, weight, eps), h
+    h = add(x, residual)
+    return rms_norm(h, weight, eps), h
 
 
+@public_op
 def add_layer_norm(x, residual, weight=None, bias=None, eps: float = 1e-5):
     """(layer_norm(x + residual), x + residual)."""
-    h = _o.add(x, residual)
-    return _o.layer_norm(h, weight, bias, eps), h
+    h = add(x, residual)
+    return layer_norm(h, weight, bias, eps), h
 
 
+@public_op
 def swiglu(gate, up):
     """silu(gate) * up (LLaMA MLP)."""
-    return _o.mul(_o.silu(gate), up)
+    return mul(silu(gate), up)
 
 
-def _flash_sdpa(q, k, v, attn_mask, is_causal, scale):
-    """scaled_dot_product_attention through the flash_attention kernel (ops/flash_attention.py),
-    or None where it does not apply (mixed dtypes, head dim > 128, batch dims that differ,
-    Hq not a multiple of Hk, a mask that does not broadcast to (..., Hq, L, S))."""
-    dt = _NAMES.get(q.dtype)
-    if dt not in ("float32", "float16", "bfloat16") or k.dtype != q.dtype or v.dtype != q.dtype:
-        return None
-    if q.ndim < 2 or k.ndim != q.ndim or v.ndim != q.ndim:
-        return None
-    q3 = q if q.ndim >= 3 else q[None]
-    k3 = k if k.ndim >= 3 else k[None]
-    v3 = v if v.ndim >= 3 else v[None]
-    lead, hq, L, e = q3.shape[:-3], q3.shape[-3], q3.shape[-2], q3.shape[-1]
-    hk, S, ev = k3.shape[-3], k3.shape[-2], v3.shape[-1]
-    if (k3.shape[:-3] != lead or v3.shape[:-2] != k3.shape[:-2] or k3.shape[-1] != e or hk == 0
-            or hq % hk):
-        return None
-    d = next((b for b in (32, 64, 128) if builtins.max(e, ev) <= b), None)
-    if d is None:
-        return None
-    bh = int(np.prod(lead, dtype=np.int64)) * hq
-    out = np.empty(q.shape[:-1] + (ev,), q.dtype)
-    if out.size == 0 or S == 0:
-        out[...] = 0
-        return out
-    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
-    mflag = 0
-    mask = np.zeros((1, 1, 1), np.float32)
-    if attn_mask is not None:
-        am = np.asarray(attn_mask)
-        am = np.where(am, np.float32(0), np.float32(-np.inf)) if am.dtype == np.bool_ else am.astype(np.float32)
-        try:
-            am = np.broadcast_to(am, lead + (hq, L, S))
-        except ValueError:
-            return None
-        mask, mflag = am.reshape(bh, L, S), 1
-    mask = np.broadcast_to(mask, (bh, L, S))
-    o3 = out.reshape(bh, L, ev)
-    _launch(f"flash_attention__CAUSAL_{int(bool(is_causal))}__D_{d}__DT_{dt}__MASK_{mflag}",
-            q3.reshape(bh, L, e), contiguous(np.swapaxes(k3.reshape(-1, S, e), 1, 2)), v3.reshape(-1, S, ev), mask, o3,
-            np.float32(sc), hq // hk, 0)
-    return out
-
-
-def scaled_dot_product_attention(q, k, v, attn_mask=None, is_causal=False, scale=None,
-                                 enable_gqa=False):
-    """softmax(q k^T * scale + mask) v. q (..., Hq, L, E), k/v (..., Hk, S, E) with Hq a
-    multiple of Hk (grouped-query heads are repeated when Hq != Hk). attn_mask: bool (True =
-    attend) or additive float, broadcast to (..., L, S). A fully masked row gives 0 (docs/semantics.md#c-11)."""
-    q, k, v = np.asarray(q), np.asarray(k), np.asarray(v)
-    hq0, hk0 = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
-    if hk0 == 0 or hq0 % hk0:
-        raise ValueError(f"tl.ops.scaled_dot_product_attention: query heads Hq={hq0} must be a "
-                         f"multiple of key/value heads Hk={hk0}")
-    y = _flash_sdpa(q, k, v, attn_mask, is_causal, scale)
-    if y is not None:
-        return y
-    return _sdpa_composed(q, k, v, attn_mask, is_causal, scale)
-
-
-@opmath
-def _sdpa_composed(q, k, v, attn_mask, is_causal, scale):
-    """scaled_dot_product_attention from matmul, softmax0 and elementwise kernels (float32 for
-    float16/bfloat16 inputs: scores, softmax and both products unrounded, one rounding at the end)."""
-    hq, hk = q.shape[-3] if q.ndim >= 3 else 1, k.shape[-3] if k.ndim >= 3 else 1
-    if hq != hk:
-        k = np.repeat(k, hq // hk, axis=-3)
-        v = np.repeat(v, hq // hk, axis=-3)
-    e = q.shape[-1]
-    sc = 1.0 / math.sqrt(e) if scale is None else float(scale)
-    s = mm(q, np.swapaxes(k, -1, -2))
-    s = _o.mul(s, np.asarray(sc, s.dtype))
-    L, S = s.shape[-2:]
-    if is_causal:
-        cm = np.tril(np.ones((L, S), bool))
-        s = ew.where(cm, s, np.asarray(-np.inf, s.dtype))
-    if attn_mask is not None:
-        am = np.asarray(attn_mask)
-        if am.dtype == np.bool_:
-            s = ew.where(am, s, np.asarray(-np.inf, s.dtype))
-        else:
-            s = _o.add(s, am.astype(s.dtype))
-    s2 = np.ascontiguousarray(s).reshape(-1, S)
-    p = np.empty_like(s2)
-    if s2.size:
-        _launch(f"softmax0__DT_{_NAMES[s2.dtype]}", s2, p)
-    return mm(p.reshape(s.shape), v)
-
-
+@public_op
 @opmath
 def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: float = 0.0,
                   reduction: str = "mean", weight=None):
@@ -739,15 +637,15 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
     wts = np.ones(c, dt) if weight is None else np.asarray(weight, dt)
     if wts.shape != (c,):
         raise ValueError(f"tl.ops.cross_entropy: weight has shape {wts.shape}, expected ({c},)")
-    lpm = np.moveaxis(_o.log_softmax(x, axis=1), 1, -1).reshape(-1, c)
+    lpm = np.moveaxis(log_softmax(x, axis=1), 1, -1).reshape(-1, c)
     rshape = (x.shape[0],) + x.shape[2:]
-    if tgt.dtype.kind == "f" or tgt.dtype == getattr(_o, "bfloat16", None):
+    if tgt.dtype.kind == "f" or tgt.dtype == bfloat16:
         if tgt.shape != x.shape:
             raise ValueError(f"tl.ops.cross_entropy: probability target shape {tgt.shape} != logits {x.shape}")
         p = np.moveaxis(np.asarray(tgt, dt), 1, -1).reshape(-1, c)
         if ls:
-            p = _o.add(_o.mul(p, np.asarray(1 - ls, dt)), np.asarray(ls / c, dt))
-        loss = ew.neg(reduce_sum(_o.mul(_o.mul(lpm, p), wts[None, :]), 1))
+            p = add(mul(p, np.asarray(1 - ls, dt)), np.asarray(ls / c, dt))
+        loss = neg(reduce_sum(mul(mul(lpm, p), wts[None, :]), 1))
         denom = float(lpm.shape[0])
     else:
         if tgt.shape != rshape:
@@ -758,14 +656,13 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
         if np.any(valid & ((tf < 0) | (tf >= c))):
             raise ValueError(f"tl.ops.cross_entropy: target class out of range [0, {c})")
         tsafe = np.where(valid, tf, 0)
-        from tl._ops_data import gather_elements
         picked = gather_elements(lpm, tsafe[:, None], 1)[:, 0]
         wt = (gather(wts, tsafe) * valid).astype(dt)
-        loss = _o.mul(ew.neg(picked), wt)
+        loss = mul(neg(picked), wt)
         if ls:
-            sm = reduce_sum(_o.mul(lpm, wts[None, :]), 1)
-            loss = _o.add(_o.mul(loss, np.asarray(1 - ls, dt)),
-                          _o.mul(ew.neg(sm), _o.mul(np.asarray(ls / c, dt), valid.astype(dt))))
+            sm = reduce_sum(mul(lpm, wts[None, :]), 1)
+            loss = add(mul(loss, np.asarray(1 - ls, dt)),
+                          mul(neg(sm), mul(np.asarray(ls / c, dt), valid.astype(dt))))
         denom = float(reduce_sum(wt.astype(np.float32)))
     if reduction == "none":
         return loss.reshape(rshape[1:] if unbatched else rshape)
@@ -773,9 +670,10 @@ def cross_entropy(logits, target, ignore_index: int = -100, label_smoothing: flo
     if reduction == "sum":
         return tot
     with np.errstate(invalid="ignore", divide="ignore"):
-        return _o.div(np.asarray(tot, dt), np.asarray(denom, dt))
+        return div(np.asarray(tot, dt), np.asarray(denom, dt))
 
 
+@public_op
 def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask=False):
     """Inverted dropout with a counter-based hash mask (see ops/attention.py); identity when
     not training or p == 0."""
@@ -786,11 +684,12 @@ def dropout(x, p: float = 0.5, training: bool = True, seed: int = 0, return_mask
         y = np.empty(x.shape, x.dtype)
         m = np.empty(x.shape, bool)
         if x.size:
-            _launch(f"dropout__DT_{_NAMES[x.dtype]}", _o._to2d(x), y.reshape(_o._shape2d(x.shape)),
-                    m.reshape(_o._shape2d(x.shape)), float(p), int(seed))
+            _launch(f"dropout__DT_{_NAMES[x.dtype]}", _to2d(x), y.reshape(_shape2d(x.shape)),
+                    m.reshape(_shape2d(x.shape)), float(p), int(seed))
     return (y, m) if return_mask else y
 
 
+@public_op
 @opmath
 def rotary_embedding(x, cos, sin, interleaved: bool = False):
     """Rotary position embedding over the last axis (even size D): half-rotation form
@@ -804,8 +703,8 @@ def rotary_embedding(x, cos, sin, interleaved: bool = False):
         x1, x2 = x[..., 0::2], x[..., 1::2]
     else:
         x1, x2 = x[..., : d // 2], x[..., d // 2:]
-    o1 = _o.sub(_o.mul(x1, cos), _o.mul(x2, sin))
-    o2 = _o.add(_o.mul(x2, cos), _o.mul(x1, sin))
+    o1 = sub(mul(x1, cos), mul(x2, sin))
+    o2 = add(mul(x2, cos), mul(x1, sin))
     out = np.empty(o1.shape[:-1] + (d,), x.dtype)
     if interleaved:
         copy_into(out[..., 0::2], o1)
@@ -817,23 +716,7 @@ def rotary_embedding(x, cos, sin, interleaved: bool = False):
 
 
 # ----------------------------------------------------------------------------- unbatched input, padding strings
-def _accept_unbatched(fn):
-    """Lets ``fn`` (N, C, H, W) also take unbatched (C, H, W) input like torch: a batch axis of
-    1 is added and dropped again. Other ranks raise a ValueError naming the op."""
-    import functools
-
-    @functools.wraps(fn)
-    def wrapper(x, *args, **kwargs):
-        x = _np(x, "x", fn.__name__)
-        if x.ndim == 3:
-            return fn(x[None], *args, **kwargs)[0]
-        if x.ndim != 4:
-            raise ValueError(f"tl.ops.{fn.__name__}: input must be (N, C, H, W) or (C, H, W), "
-                             f"got shape {x.shape}")
-        return fn(x, *args, **kwargs)
-    return wrapper
-
-
+@public_op
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     """2-D convolution (cross-correlation, PyTorch/ONNX): x (N, C, H, W) or unbatched (C, H, W),
     weight (Co, C / groups, KH, KW); padding an int, a pair, (top, left, bottom, right), or
@@ -868,5 +751,39 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
     return _conv2d_4d(xa, weight, bias, stride, padding, dilation, groups)
 
 
-max_pool2d = _accept_unbatched(max_pool2d)
-avg_pool2d = _accept_unbatched(avg_pool2d)
+
+
+def _as4(x, op):
+    x = np.asarray(x)
+    if x.ndim == 2:
+        return x[None, :, None, :], True
+    if x.ndim != 3:
+        raise ValueError(f"tl.ops.{op}: x must be (N, C, L) or (C, L), got shape {x.shape}")
+    return x[:, :, None, :], False
+
+
+def _one(v):
+    return int(np.atleast_1d(v)[0])
+
+
+@public_op
+def max_pool1d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+    """Max over windows of ``kernel_size`` along L (NaN propagates)."""
+    x4, unb = _as4(x, "max_pool1d")
+    st = _one(kernel_size if stride is None else stride)
+    y = max_pool2d(x4, (1, _one(kernel_size)), (1, st), (0, _one(padding)), (1, _one(dilation)), ceil_mode)
+    y = y[:, :, 0, :]
+    return y[0] if unb else y
+
+
+@public_op
+def avg_pool1d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """Mean over windows of ``kernel_size`` along L."""
+    x4, unb = _as4(x, "avg_pool1d")
+    st = _one(kernel_size if stride is None else stride)
+    y = avg_pool2d(x4, (1, _one(kernel_size)), (1, st), (0, _one(padding)), ceil_mode, count_include_pad)
+    y = y[:, :, 0, :]
+    return y[0] if unb else y
+
+
+__all__ = names_in(__name__)

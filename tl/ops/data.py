@@ -12,7 +12,11 @@ import builtins
 
 import numpy as np
 
-from tl.ops import _arr, _flat_shape, _out, _launch, _norm_axis, _BY_NAME, _NAMES
+from tl.ops._core import _flat_shape, _launch, _NAMES, _norm_axis, _out
+from tl.ops.elementwise import cast
+from tl.ops.pointwise import equal, where
+from tl.ops._registry import names_in, public_op
+
 
 _BITS = {"float32": np.int32, "bool": np.int8, "int8": np.int8, "int32": np.int32,
          "int64": np.int64, "float16": None, "bfloat16": None}
@@ -80,6 +84,7 @@ def copy_into(dst: np.ndarray, src) -> np.ndarray:
     return dst
 
 
+@public_op
 def contiguous(x, out=None):
     """A C-contiguous copy of any strided view (negative and zero strides included)."""
     x = np.asarray(x)
@@ -89,12 +94,14 @@ def contiguous(x, out=None):
     return copy_into(out, x)
 
 
+@public_op
 def permute(x, axes=None, out=None):
     """np.transpose(x, axes) materialised (reverse order when axes is None)."""
     x = np.asarray(x)
     return contiguous(np.transpose(x, axes), out=out)
 
 
+@public_op
 def expand(x, shape, out=None):
     """np.broadcast_to(x, shape) materialised (ONNX Expand broadcasts both ways)."""
     x = np.asarray(x)
@@ -102,6 +109,7 @@ def expand(x, shape, out=None):
     return contiguous(np.broadcast_to(x, shape), out=out)
 
 
+@public_op
 def cat(xs, axis: int = 0, out=None):
     """Concatenation along ``axis`` (arrays of one dtype and matching other axes)."""
     xs = [np.asarray(x) for x in xs]
@@ -125,6 +133,7 @@ def cat(xs, axis: int = 0, out=None):
     return out
 
 
+@public_op
 def stack(xs, axis: int = 0, out=None):
     """Stacks arrays of one shape along a new ``axis``."""
     xs = [np.asarray(x) for x in xs]
@@ -132,6 +141,7 @@ def stack(xs, axis: int = 0, out=None):
     return cat([np.expand_dims(x, ax) for x in xs], axis=ax, out=out)
 
 
+@public_op
 def split(x, sections, axis: int = 0):
     """List of copies along ``axis``.
 
@@ -156,6 +166,7 @@ def split(x, sections, axis: int = 0):
     return outs
 
 
+@public_op
 def slice(x, starts, ends, axes=None, steps=None, out=None):
     """ONNX Slice: per listed axis x[start:end:step] (negative indices count from the end,
     bounds are clamped, negative steps go backwards)."""
@@ -178,6 +189,7 @@ def slice(x, starts, ends, axes=None, steps=None, out=None):
     return contiguous(x[tuple(idx)], out=out)
 
 
+@public_op
 def tile(x, reps, out=None):
     """np.tile(x, reps) through a zero-stride view and one copy."""
     x = np.asarray(x)
@@ -194,6 +206,7 @@ def tile(x, reps, out=None):
     return res
 
 
+@public_op
 def pad(x, pads, mode: str = "constant", value=0.0, out=None):
     """ONNX Pad: ``pads`` = [begin_0, ..., begin_{n-1}, end_0, ..., end_{n-1}] (negative values
     crop). mode constant (``value``), reflect (mirror without the edge) or edge (repeat)."""
@@ -251,6 +264,7 @@ def _check_idx(idx, n, op):
     return np.where(idx < 0, idx + n, idx)
 
 
+@public_op
 def gather(x, indices, axis: int = 0, out=None):
     """np.take(x, indices, axis) (ONNX Gather). x: any dtype and strides, shape (..., A, ...);
     indices: integer array of any shape, in [-A, A) (negative count from the end; IndexError
@@ -278,16 +292,19 @@ def gather(x, indices, axis: int = 0, out=None):
     return res
 
 
+@public_op
 def index_select(x, axis: int, index, out=None):
     """torch.index_select: gather with a 1-D index."""
     return gather(x, np.asarray(index).reshape(-1), axis, out=out)
 
 
+@public_op
 def embedding(indices, weight, out=None):
     """weight[indices] (rows of the (V, D) table)."""
     return gather(weight, indices, 0, out=out)
 
 
+@public_op
 def gather_elements(x, indices, axis: int = 0, out=None):
     """np.take_along_axis (ONNX GatherElements): out[..i..] = x[..indices[..i..]..] along axis."""
     x = np.asarray(x)
@@ -309,6 +326,7 @@ def gather_elements(x, indices, axis: int = 0, out=None):
     return res
 
 
+@public_op
 def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "none", out=None):
     """ONNX ScatterElements / torch.scatter(_reduce): a copy of data with updates written at
     indices along axis; reduction none (last duplicate wins), add, mul, max, min."""
@@ -348,6 +366,7 @@ def scatter_elements(data, indices, updates, axis: int = 0, reduction: str = "no
     return res
 
 
+@public_op
 def scatter_add(data, indices, updates, axis: int = 0, out=None):
     """ONNX ScatterElements(reduction='add') argument order: (data, indices, updates, axis)
     -- NOT torch.scatter_add's (input, dim, index, src). out[indices[i, j], j] += updates[i, j]
@@ -355,18 +374,18 @@ def scatter_add(data, indices, updates, axis: int = 0, out=None):
     return scatter_elements(data, indices, updates, axis, "add", out=out)
 
 
+@public_op
 def one_hot(indices, depth: int, values=(0.0, 1.0), axis: int = -1, dtype=np.float32):
     """ONNX OneHot: out[..., j, ...] = values[1] if indices == j (negative indices count from
     the end, out-of-range rows are all off) else values[0]; new axis at ``axis``."""
-    from tl import _ops_ew as ew
     idx = np.asarray(indices)
     depth = int(depth)
     idx = idx.astype(np.int64)
     idx = np.where(idx < 0, idx + depth, idx)
     cols = arange(0, depth, 1, dtype=np.int64)
-    hit = ew.equal(idx[..., None], cols)
+    hit = equal(idx[..., None], cols)
     vals = np.asarray(values).astype(dtype)
-    res = ew.where(hit, vals[1:2].reshape(()), vals[0:1].reshape(()))
+    res = where(hit, vals[1:2].reshape(()), vals[0:1].reshape(()))
     ax = _norm_axis(axis, idx.ndim + 1, "one_hot")
     return contiguous(np.moveaxis(res, -1, ax))
 
@@ -387,16 +406,19 @@ def _tri(x, k, op, out):
     return res
 
 
+@public_op
 def triu(x, k: int = 0, out=None):
     """Upper triangle of the last two axes (x[i, j] kept where j - i >= k)."""
     return _tri(x, k, "upper", out)
 
 
+@public_op
 def tril(x, k: int = 0, out=None):
     """Lower triangle of the last two axes (x[i, j] kept where j - i <= k)."""
     return _tri(x, k, "lower", out)
 
 
+@public_op
 def arange(start, stop=None, step=1, dtype=None):
     """np.arange: float32 values are start + i * step in float32; int64 exactly; int32 via a
     cast. Length ceil((stop - start) / step)."""
@@ -415,22 +437,24 @@ def arange(start, stop=None, step=1, dtype=None):
         if n:
             _launch("arange_i64", res, int(start), int(step))
     if res.dtype != dtype:
-        from tl.ops import cast
         res = cast(res, dtype)
     return res
 
 
+@public_op
 def full(shape, value, dtype=np.float32, out=None):
     """An array of ``shape`` filled with ``value`` (one broadcast copy)."""
     res = _out(out, tuple(int(s) for s in shape), _NAMES[np.dtype(dtype)], "full")
     return copy_into(res, np.asarray(value).astype(dtype))
 
 
+@public_op
 def flip(x, axes=None, out=None):
     """np.flip materialised (negative-stride view + copy)."""
     return contiguous(np.flip(np.asarray(x), axes), out=out)
 
 
+@public_op
 def reshape(x, shape):
     """np.reshape; a view when strides allow, else a contiguous copy first."""
     x = np.asarray(x)
@@ -438,3 +462,6 @@ def reshape(x, shape):
         return np.reshape(x, shape, copy=False)
     except ValueError:
         return contiguous(x).reshape(shape)
+
+
+__all__ = names_in(__name__)

@@ -8,32 +8,40 @@ from __future__ import annotations
 
 import numpy as np
 
-from tl import ops as _o
-from tl._ops_reduce import reduce_sum, amax
+from tl.ops.elementwise import add, cast, exp, mul, sub
+from tl.ops.pointwise import abs as _abs, isinf, log, not_equal, sqrt, where
+from tl.ops.data import permute
+from tl.ops.reduce import amax, amin, reduce_sum, var, var_mean
+from tl.ops._registry import names_in, public_op
 
 
+@public_op
 def reduce_l1(x, axis=None, keepdims=False):
     """sum(|x|) over ``axis``."""
-    return reduce_sum(_o.abs(x), axis, keepdims)
+    return reduce_sum(_abs(x), axis, keepdims)
 
 
+@public_op
 def reduce_sum_square(x, axis=None, keepdims=False):
     """sum(x * x) over ``axis``."""
     x = np.asarray(x)
-    return reduce_sum(_o.mul(x, x), axis, keepdims)
+    return reduce_sum(mul(x, x), axis, keepdims)
 
 
+@public_op
 def reduce_l2(x, axis=None, keepdims=False):
     """sqrt(sum(x * x)) over ``axis`` (no overflow guard: like ONNX's reference, x * x may
     overflow to inf for |x| > ~1.8e19 in float32)."""
-    return _o.sqrt(reduce_sum_square(x, axis, keepdims))
+    return sqrt(reduce_sum_square(x, axis, keepdims))
 
 
+@public_op
 def reduce_log_sum(x, axis=None, keepdims=False):
     """log(sum(x)) over ``axis``."""
-    return _o.log(reduce_sum(x, axis, keepdims))
+    return log(reduce_sum(x, axis, keepdims))
 
 
+@public_op
 def logsumexp(x, axis=None, keepdims=False):
     """log(sum(exp(x))) over ``axis``, computed stably as m + log(sum(exp(x - m))) with m the
     finite maximum (infinities give +inf / -inf like torch.logsumexp; NaN propagates). An empty
@@ -43,35 +51,38 @@ def logsumexp(x, axis=None, keepdims=False):
         shape = np.sum(np.empty(x.shape, np.bool_), axis=axis, keepdims=keepdims).shape
         return np.full(shape, -np.inf, x.dtype)
     m = amax(x, axis, keepdims=True)
-    m = _o.where(_o.isinf(m), np.zeros((), x.dtype), m)       # all -inf rows: shift by 0
-    s = _o.log(reduce_sum(_o.exp(_o.sub(x, m)), axis, keepdims=True))
-    r = _o.add(s, m)
+    m = where(isinf(m), np.zeros((), x.dtype), m)       # all -inf rows: shift by 0
+    s = log(reduce_sum(exp(sub(x, m)), axis, keepdims=True))
+    r = add(s, m)
     if not keepdims:
         axes = tuple(range(x.ndim)) if axis is None else tuple(np.atleast_1d(axis) % x.ndim)
         r = r.reshape([d for i, d in enumerate(r.shape) if i not in axes])
     return r
 
 
+@public_op
 def std(x, axis=None, correction: int = 0, keepdims=False):
     """sqrt(var(x)) with ``correction`` as tl.ops.var (0 = population, NumPy's default; torch.std
     defaults to 1)."""
-    return _o.sqrt(_o.var(x, axis, correction, keepdims))
+    return sqrt(var(x, axis, correction, keepdims))
 
 
+@public_op
 def std_mean(x, axis=None, correction: int = 0, keepdims=False):
     """(std, mean) in one var_mean pass."""
-    v, m = _o.var_mean(x, axis, correction, keepdims)
-    return _o.sqrt(v), m
+    v, m = var_mean(x, axis, correction, keepdims)
+    return sqrt(v), m
 
 
 def _nonzero_as(x, dtype):
     x = np.asarray(x)
-    return _o.cast(_o.not_equal(x, np.zeros((), x.dtype)) if x.dtype != np.bool_ else x, dtype)
+    return cast(not_equal(x, np.zeros((), x.dtype)) if x.dtype != np.bool_ else x, dtype)
 
 
 _EXACT = 1 << 24          # float32 counts are exact below 2^24
 
 
+@public_op
 def count_nonzero(x, axis=None, keepdims=False):
     """Number of non-zero elements (NaN counts) as int64: float32 sums of 0/1 over pieces of
     fewer than 2^24 elements (exact), added in int64."""
@@ -80,7 +91,7 @@ def count_nonzero(x, axis=None, keepdims=False):
     rest = tuple(a for a in range(x.ndim) if a not in axes)
     f = _nonzero_as(x, np.float32)
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
-    rows = _o.permute(f, rest + axes).reshape(-1, n) if x.size else np.zeros((0, n), np.float32)
+    rows = permute(f, rest + axes).reshape(-1, n) if x.size else np.zeros((0, n), np.float32)
     tot = np.zeros(rows.shape[0], np.int64)
     for lo in range(0, n, _EXACT - 1):
         piece = rows[:, lo:lo + _EXACT - 1]
@@ -90,22 +101,23 @@ def count_nonzero(x, axis=None, keepdims=False):
     return tot.reshape(shape)
 
 
+@public_op
 def reduce_all(x, axis=None, keepdims=False):
     """True where every element along ``axis`` is non-zero (True over an empty set; torch.all,
     named like reduce_sum so that it does not shadow Python's builtin in star imports)."""
     x = np.asarray(x)
     if x.size == 0:
         return np.all(x, axis=axis, keepdims=keepdims)
-    return _o.cast(_o.amin(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
+    return cast(amin(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
 
 
+@public_op
 def reduce_any(x, axis=None, keepdims=False):
     """True where some element along ``axis`` is non-zero (False over an empty set)."""
     x = np.asarray(x)
     if x.size == 0:
         return np.any(x, axis=axis, keepdims=keepdims)
-    return _o.cast(amax(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
+    return cast(amax(_nonzero_as(x, np.int32), axis, keepdims), np.bool_)
 
 
-__all__ = ["reduce_l1", "reduce_sum_square", "reduce_l2", "reduce_log_sum", "logsumexp", "std", "std_mean",
-           "count_nonzero", "reduce_all", "reduce_any"]
+__all__ = names_in(__name__)
