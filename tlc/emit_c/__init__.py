@@ -24,7 +24,7 @@ from pathlib import Path
 import jinja2
 
 from tlc.lower import ir
-from tlc.target import Variant
+from tlc.backends.cpu.targets import Variant
 from tlc.emit_c import isa as isa_tables
 from tlc.emit_c.kernel import KernelEmitter
 
