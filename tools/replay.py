@@ -97,22 +97,24 @@ def _emit_unit(display: str, unit: str, out: str) -> list[dict]:
 
 # Each side imports its own tlc, and a base commit may predate the backend seam (tlc/backends/):
 # these two lookups accept both layouts.
+def _seam() -> bool:
+    """Whether this side's tlc has the backend seam (tlc/backends/). By the directory: an editable
+    install's finder may also offer the other tree's modules."""
+    import tlc
+    return (Path(tlc.__file__).resolve().parent / "backends").is_dir()
+
+
 def _variants() -> list:
     """Every variant of every CPU target, in target order."""
-    try:
-        from tlc.backends.cpu.targets import TARGETS
-    except ImportError:                       # before the backend seam
-        from tlc.target import TARGETS
-    return [v for t in TARGETS.values() for v in t.variants]
+    import importlib
+    targets = importlib.import_module("tlc.backends.cpu.targets" if _seam() else "tlc.target")
+    return [v for t in targets.TARGETS.values() for v in t.variants]
 
 
 def _build_module():
     """The module with ``aggregator_source`` (the CPU backend's build; tlc.package.build before)."""
-    try:
-        from tlc.backends.cpu import build
-    except ImportError:                       # before the backend seam
-        from tlc.package import build
-    return build
+    import importlib
+    return importlib.import_module("tlc.backends.cpu.build" if _seam() else "tlc.package.build")
 
 
 def _emit_package_files(out: Path, units, variants, kernels_per_unit: list[list[dict]]) -> None:
