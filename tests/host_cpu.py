@@ -8,7 +8,7 @@ import platform
 import pytest
 
 from tl import _runtime
-from tlc.target import resolve
+from tlc.backends import resolve
 
 
 def missing_features(variant) -> list[str]:

@@ -42,14 +42,14 @@ class _Group(click.Group):
 
 
 def _variants(target: str):
-    from tlc.target import resolve
+    from tlc.backends import resolve
     try:
         return resolve(target)
     except ValueError as e:
         raise UserError(f"error: {e}") from None
 
 
-# performance warnings (tlc/lower/passes/lint.py): on by default, like a C compiler's
+# performance warnings (the backend's lint: tlc/backends/cpu/lint.py): on by default, like a C compiler's
 _NO_WARNINGS = click.option("-w", "--no-warnings", is_flag=True,
                             help="Do not print performance warnings (a line with `# tlc: nowarn` silences its own).")
 
@@ -125,14 +125,14 @@ def compile(file, emit, target, kernels, print_ir_after_all, after, out, no_warn
       tlc compile ops/softmax.py --emit ir -k softmax__DT_float32 --after canonicalize -o in.ir
     """
     from tlc import driver
-    from tlc.lower.passes import pipeline_through
+    from tlc.backends import pipeline_through
     variant = max(_variants(target), key=lambda v: v.priority)
     passes = None
     if after is not None:
         if emit != "ir":
             raise UserError(f"error: --after {after} needs --emit ir (C and assembly need the whole pipeline)")
         try:
-            passes = pipeline_through(after)
+            passes = pipeline_through(after, variant)
         except KeyError as e:
             raise UserError(f"error: --after: {e.args[0]} (or `parse`)") from None
     parsed = driver.parse(file)
@@ -140,7 +140,7 @@ def compile(file, emit, target, kernels, print_ir_after_all, after, out, no_warn
         raise UserError(f"error: no @tl.kernel functions in {file}")
     module = driver.select_kernels(parsed, list(kernels) or None)
     if not no_warnings:
-        for w in driver.lint(module):
+        for w in driver.lint(module, None, variant):
             click.echo(w, err=True)
     lowered = driver.run_pipeline(module, variant, print_ir_after_all, passes=passes)
     if emit == "ir":
@@ -150,7 +150,7 @@ def compile(file, emit, target, kernels, print_ir_after_all, after, out, no_warn
         if emit == "asm":
             import tempfile
             from pathlib import Path
-            from tlc.package import build
+            from tlc.backends.cpu import build     # --emit asm: the CPU backend's C compiler
             with tempfile.TemporaryDirectory(prefix="tlc-asm-") as d:
                 c_path = Path(d) / (Path(file).stem + ".c")
                 c_path.write_text(text)
@@ -291,7 +291,7 @@ def run_status(variant, arch: str, flags: set[str]) -> tuple[str, str]:
     whether its C compiler is installed (needed to build it)."""
     import shlex
     import shutil
-    from tlc.target import emulator_command
+    from tlc.backends.cpu.targets import emulator_command
     cc = shlex.split(variant.cc)[0]
     build = "" if shutil.which(cc) else f"; compiler {cc} missing (make test-cross installs it)"
     if variant.arch == arch and all(f in flags for f in variant.features):
@@ -317,7 +317,7 @@ def targets(as_json):
     Example:
       tlc targets --json
     """
-    from tlc.target import TARGETS, host_target_name
+    from tlc.backends.cpu.targets import TARGETS, host_target_name     # the CPU backend's targets only
     flags, arch = cpu_features(), platform.machine()
     try:
         host = host_target_name()

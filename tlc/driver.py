@@ -1,6 +1,8 @@
-"""The pipeline glue: TL source file -> IR -> passes -> C source, per CPU variant.
+"""The pipeline glue: TL source file -> IR -> passes -> source text, per target variant.
 
-parse (tlc.parse.parse_file) -> run_pipeline (tlc.lower.pass_manager) -> emit (tlc.emit_c.emit_bundle).
+parse (tlc.parse.parse_file) -> run_pipeline (tlc.lower.passes.COMMON_PIPELINE, then the variant's
+backend's passes, through tlc.lower.pass_manager) -> emit (the backend's ``emit``; the CPU backend:
+tlc.emit_c.emit_bundle). The backend is ``tlc.backends.backend_for(variant)`` (None: the CPU).
 The package layer (tlc/package/pack.py) calls :func:`compile_unit` only on cache misses.
 """
 from __future__ import annotations
@@ -9,13 +11,13 @@ import ast
 import os
 from dataclasses import dataclass, field
 
+from tlc import backends
 from tlc.errors import TLCompileError
-from tlc.target import Variant
 
 
 @dataclass
 class UnitResult:
-    """One TL file compiled for one variant: C source, IR text after the pipeline, the manifest's
+    """One TL file compiled for one variant: the backend's source (C for the CPU), IR text after the pipeline, the manifest's
     kernel entries (see :func:`kernel_info`), the rendered performance warnings (see :func:`lint`)
     and the file's module docstring ("" when none)."""
 
@@ -80,11 +82,16 @@ def select_kernels(module, names: list[str] | None):
     return dataclasses.replace(module, kernels=keep)
 
 
-def run_pipeline(module, variant: Variant, print_ir_after_all: bool = False, passes=None):
-    """tlc.lower.pass_manager.run_pipeline(module, variant, print_ir_after_all=..., passes=...)
-    (``passes`` None: the whole pipeline); the IR dump goes to stderr."""
+def run_pipeline(module, variant=None, print_ir_after_all: bool = False, passes=None, stream=None):
+    """Runs ``passes`` (None: the variant's whole pipeline, :func:`tlc.backends.pipeline`; else pass
+    objects or names of common or backend passes) through tlc.lower.pass_manager.run_pipeline, with
+    the memory spaces of the variant's backend; the IR dump goes to ``stream`` (default stderr)."""
     from tlc.lower.pass_manager import run_pipeline as run
-    return run(module, variant, print_ir_after_all=print_ir_after_all, passes=passes)
+    backend = backends.backend_for(variant)
+    todo = (backends.pipeline(variant) if passes is None
+            else [backends.get_pass(p) if isinstance(p, str) else p for p in passes])
+    return run(module, variant, print_ir_after_all=print_ir_after_all, stream=stream, passes=todo,
+               spaces=backend.memory_spaces(variant))
 
 
 def print_ir(module, display_file: str | None = None) -> str:
@@ -93,20 +100,20 @@ def print_ir(module, display_file: str | None = None) -> str:
     return print_module(module, display_file)
 
 
-def lint(module, display_file: str | None = None) -> list[str]:
-    """The performance warnings of a parsed module (tlc.lower.passes.lint), rendered
-    ``file:line:col: warning: ...`` with a caret (``display_file`` as the file name)."""
-    from tlc.lower.passes.lint import check
-    return [w.render(display_file) for w in check(module)]
+def lint(module, display_file: str | None = None, variant=None) -> list[str]:
+    """The performance warnings of a parsed module for the variant's backend (the CPU's:
+    tlc/backends/cpu/lint.py), rendered ``file:line:col: warning: ...`` with a caret
+    (``display_file`` as the file name)."""
+    return [w.render(display_file) for w in backends.backend_for(variant).lint(module)]
 
 
-def emit(module, variant: Variant, display_file: str | None = None) -> str:
-    """The bundle C of a lowered module; ``display_file`` replaces the source path in it."""
-    from tlc.emit_c import emit_bundle
-    return emit_bundle(module.kernels, variant, module.source_file, display_file)
+def emit(module, variant=None, display_file: str | None = None) -> str:
+    """The bundle source of a lowered module from the variant's backend (the CPU's: C);
+    ``display_file`` replaces the source path in it."""
+    return backends.backend_for(variant).emit(module, variant, display_file)
 
 
-def compile_unit(path: str, variant: Variant, print_ir_after_all: bool = False, kernels: list[str] | None = None,
+def compile_unit(path: str, variant, print_ir_after_all: bool = False, kernels: list[str] | None = None,
                  display_file: str | None = None) -> UnitResult:
     """Compiles one TL file for one variant (raises TLCompileError for errors in the source).
     ``display_file`` (default: ``path``) names the file in the C, the IR text and the manifest
@@ -118,11 +125,11 @@ def compile_unit(path: str, variant: Variant, print_ir_after_all: bool = False, 
     with open(path, encoding="utf-8") as f:
         module_doc, docs = docstrings(f.read())
     infos = [kernel_info(k, display, docs.get(k.base_name or k.name, "")) for k in lowered.kernels]
-    return UnitResult(emit(lowered, variant, display), print_ir(lowered, display), infos, lint(module, display),
-                      module_doc)
+    return UnitResult(emit(lowered, variant, display), print_ir(lowered, display), infos,
+                      lint(module, display, variant), module_doc)
 
 
 def compile_kernels(path, variants, print_ir_after_all: bool = False) -> dict[str, str]:
-    """C source of every kernel in ``path`` per variant: {variant.name: c_source}."""
+    """The emitted source of every kernel in ``path`` per variant: {variant.name: source}."""
     module = parse(os.fspath(path))
     return {v.name: emit(run_pipeline(module, v, print_ir_after_all), v) for v in variants}

@@ -43,7 +43,7 @@ def render_located(kind: str, message: str, loc, source_line: str | None = None,
 @dataclass(frozen=True)
 class CompileWarning:
     """A located warning about TL source that compiles but may run badly (see
-    tlc/lower/passes/lint.py); rendered like :class:`TLCompileError` with ``warning:``."""
+    tlc/backends/cpu/lint.py); rendered like :class:`TLCompileError` with ``warning:``."""
 
     message: str
     loc: object = None

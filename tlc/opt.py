@@ -4,7 +4,7 @@
 :func:`tlc.lower.printer.print_module` writes; ``//`` comment lines are skipped), verifies it,
 runs each pass of ``passes`` (names, in the given order) through
 :func:`tlc.lower.pass_manager.run_pipeline` with the verifier after each, and returns the printed
-module. ``variant`` (a :class:`tlc.target.Variant` or None) is the passes' context: None means
+module. ``variant`` (a backend's variant, e.g. :class:`tlc.backends.cpu.targets.Variant`, or None) is the passes' context: None means
 4 float32 lanes and no assembly microkernel (what ``run_pipeline(m, None)`` does).
 
 Every failure raises :class:`OptError` whose message starts ``<source>[:<line>]: error: ...``:
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from tlc import backends
 from tlc.lower import passes as passes_mod
 from tlc.lower.pass_manager import run_pipeline
 from tlc.lower.printer import IRParseError, parse_module, print_module
@@ -26,17 +27,17 @@ class OptError(Exception):
 
 
 def list_passes() -> list[tuple[str, str]]:
-    """(name, one-line summary) of every pass of the pipeline, in pipeline order."""
-    return [(p.name, passes_mod.summary(p)) for p in passes_mod.pipeline()]
+    """(name, one-line summary) of every pass of the default (CPU) pipeline, in pipeline order."""
+    return [(p.name, passes_mod.summary(p)) for p in backends.pipeline(None)]
 
 
 def resolve_passes(names: Sequence[str]) -> list[Any]:
     """The pass objects called ``names``; OptError naming the first unknown one."""
-    out = []
+    out, registry = [], backends.registry()
     for name in names:
-        if name not in passes_mod.REGISTRY:
-            raise OptError(f"error: unknown pass {name!r} (-p); known passes: {', '.join(passes_mod.REGISTRY)}")
-        out.append(passes_mod.REGISTRY[name])
+        if name not in registry:
+            raise OptError(f"error: unknown pass {name!r} (-p); known passes: {', '.join(registry)}")
+        out.append(registry[name])
     return out
 
 
@@ -54,7 +55,8 @@ def run(text: str, passes: Sequence[str], variant=None, source: str = "<stdin>",
         raise OptError(f"{source}: error: the input IR does not verify: {e}") from None
     for p in todo:
         try:
-            module = run_pipeline(module, variant, passes=[p])
+            module = run_pipeline(module, variant, passes=[p],
+                                  spaces=backends.backend_for(variant).memory_spaces(variant))
         except IRVerifyError as e:
             raise OptError(f"{source}: error: {e}") from None
         except Exception as e:  # noqa: BLE001 - a pass meeting IR it does not expect

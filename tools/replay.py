@@ -4,12 +4,13 @@ must be byte-identical (the safety net for refactorings that must change no gene
     .venv/bin/python tools/replay.py [--base REF] [--current REF] [--only NAME ...] [-j N]
     make replay [REPLAY_BASE=REF]
 
-For every TL file of ops/ and every CPU variant of every target (tlc.target.TARGETS), each side
+For every TL file of ops/ and every CPU variant of every target (tlc.backends.cpu.targets.TARGETS; before the backend
+seam: tlc.target.TARGETS), each side
 emits, without running a C compiler, into <out>/<side>/ (default out: build/replay):
 
     c/<variant>/<unit>.c        the unit's generated C (tlc.driver: parse -> run_pipeline -> emit)
     ir/<variant>/<unit>.ir      its IR after the pipeline (tlc.driver.print_ir)
-    c/<variant>/tl_bundle.c     the bundle aggregator over the units (tlc.package.build)
+    c/<variant>/tl_bundle.c     the bundle aggregator over the units (tlc.backends.cpu.build)
     include/ops.h               the package header (tlc.package.header)
     REPLAY.json                 counts and timing (not compared)
 
@@ -57,7 +58,6 @@ def emit_here(root: Path, out: Path, only: list[str] | None = None, jobs: int = 
     the summary (also written to out/REPLAY.json): kernel and unit counts, variants, seconds."""
     import concurrent.futures as cf
     from tlc.package.pack import discover
-    from tlc.target import TARGETS
     t0 = time.perf_counter()
     os.chdir(root)
     units = discover(["ops"])
@@ -67,7 +67,7 @@ def emit_here(root: Path, out: Path, only: list[str] | None = None, jobs: int = 
         missing = wanted - {Path(u.display).stem for u in units}
         if missing:
             raise ReplayError(f"--only: no ops/ file named {', '.join(sorted(missing))} in {root}")
-    variants = [v for t in TARGETS.values() for v in t.variants]
+    variants = _variants()
     args = [(u.display, u.name, str(out)) for u in units]
     if jobs > 1 and len(units) > 1:
         with cf.ProcessPoolExecutor(max_workers=min(jobs, len(units))) as pool:
@@ -84,23 +84,43 @@ def emit_here(root: Path, out: Path, only: list[str] | None = None, jobs: int = 
 def _emit_unit(display: str, unit: str, out: str) -> list[dict]:
     """Writes one unit's C and IR for every variant; returns its manifest kernel entries."""
     from tlc import driver
-    from tlc.target import TARGETS
     module = driver.parse(display)
     kernels = None
-    for t in TARGETS.values():
-        for v in t.variants:
-            lowered = driver.run_pipeline(module, v)
-            _write(Path(out) / "c" / v.name / f"{unit}.c", driver.emit(lowered, v))
-            _write(Path(out) / "ir" / v.name / f"{unit}.ir", driver.print_ir(lowered))
-            if kernels is None:
-                kernels = [driver.kernel_info(k, display) for k in lowered.kernels]
+    for v in _variants():
+        lowered = driver.run_pipeline(module, v)
+        _write(Path(out) / "c" / v.name / f"{unit}.c", driver.emit(lowered, v))
+        _write(Path(out) / "ir" / v.name / f"{unit}.ir", driver.print_ir(lowered))
+        if kernels is None:
+            kernels = [driver.kernel_info(k, display) for k in lowered.kernels]
     return kernels or []
+
+
+# Each side imports its own tlc, and a base commit may predate the backend seam (tlc/backends/):
+# these two lookups accept both layouts.
+def _seam() -> bool:
+    """Whether this side's tlc has the backend seam (tlc/backends/). By the directory: an editable
+    install's finder may also offer the other tree's modules."""
+    import tlc
+    return (Path(tlc.__file__).resolve().parent / "backends").is_dir()
+
+
+def _variants() -> list:
+    """Every variant of every CPU target, in target order."""
+    import importlib
+    targets = importlib.import_module("tlc.backends.cpu.targets" if _seam() else "tlc.target")
+    return [v for t in targets.TARGETS.values() for v in t.variants]
+
+
+def _build_module():
+    """The module with ``aggregator_source`` (the CPU backend's build; tlc.package.build before)."""
+    import importlib
+    return importlib.import_module("tlc.backends.cpu.build" if _seam() else "tlc.package.build")
 
 
 def _emit_package_files(out: Path, units, variants, kernels_per_unit: list[list[dict]]) -> None:
     from tl import __version__
-    from tlc.package import build
     from tlc.package.header import render_header
+    build = _build_module()
     counts = [(u.name, len(k)) for u, k in zip(units, kernels_per_unit)]
     for v in variants:
         _write(out / "c" / v.name / "tl_bundle.c", build.aggregator_source(counts, v))

@@ -58,7 +58,8 @@ def _write(path: Path, text: str) -> None:
 
 
 def make_inputs(only: set[str]) -> None:
-    from tlc.lower.passes import PIPELINE
+    from tlc.backends import pipeline
+    PIPELINE = pipeline()
     names = [p.name for p in PIPELINE]
     cwd = os.getcwd()
     os.chdir(GOLDEN)          # locations and source_file read "kernels.py:<line>:<col>"

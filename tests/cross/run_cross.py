@@ -16,7 +16,7 @@ Steps (everything lands in DIR, default build/cross):
      Without those libraries the driver is built with PACKAGE_READER=0 and opens the variant's
      bare bundle (a failure with --require-package, which make test-cross passes).
   2. one package for x86_64 + the cross targets: tlc build ops/ -t x86_64,aarch64,riscv64.
-  3. per variant and per emulator configuration of tlc/target.py (aarch64 NEON; riscv64 RVV at
+  3. per variant and per emulator configuration of tlc/backends/cpu/targets.py (aarch64 NEON; riscv64 RVV at
      VLEN 128/256/512; riscv64 scalar baseline with v=false): pytest tests/ops with the
      emu_plugin backend (every launch runs in that emulator with --threads runtime threads,
      default 2, so the thread pool runs under emulation; float64 NumPy references and
@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tlc.target import TARGETS, emulator_command  # noqa: E402
+from tlc.backends.cpu.targets import TARGETS, emulator_command  # noqa: E402
 
 # --quick: tests that launch every op family of ops/ at least once, a few shapes each
 QUICK = ["-k", "random or roundtrip or basic or matmul or transpose or softmax or norm or sum or argmax or cast "

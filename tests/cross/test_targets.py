@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from tlc.emit_c import isa
-from tlc.target import TARGETS, emulator_command, resolve
+from tlc.backends import resolve
+from tlc.backends.cpu.targets import TARGETS, emulator_command
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -27,8 +27,9 @@ import pytest
 
 from tlc import driver
 from tlc.emit_asm import gemm
-from tlc.package import build
-from tlc.target import emulator_command, resolve
+from tlc.backends.cpu import build
+from tlc.backends import resolve
+from tlc.backends.cpu.targets import emulator_command
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,8 +16,8 @@ from host_cpu import skip_unless_runs_here
 from tlc.emit_c import emit_bundle
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
-from tlc.package import build
-from tlc.target import X86_64
+from tlc.backends.cpu import build
+from tlc.backends.cpu.targets import X86_64
 
 VARIANTS = {v.isa: v for v in X86_64.variants}
 _CACHE = Path(tempfile.gettempdir()) / "tl_emit_c_tests"
@@ -113,7 +113,7 @@ def kernel(name, args, body: ir.Block, grid: ir.Block | None = None, workspace=0
 # ------------------------------------------------------------------ compile + call
 def compile_command(c: Path, so: Path, variant) -> list[str]:
     """The compiler command of :func:`compile_bundle`: the package build's own compiler and flags
-    (tlc.package.build.cc_for and cflags: BASE_CFLAGS, the variant's ISA flags, the ABI headers),
+    (tlc.backends.cpu.build.cc_for and cflags: BASE_CFLAGS, the variant's ISA flags, the ABI headers),
     linked ``-shared`` with libgcc as a bundle is, into one .so without the aggregator."""
     return [*shlex.split(build.cc_for(variant)), *build.cflags(variant), "-shared", str(c), "-o", str(so), "-lgcc"]
 
@@ -230,7 +230,7 @@ def run(kernels, isa, name, args, grid=None):
 def dot_kernel(name, M, K, N, variant, with_acc, micro=True, in_dt=DType.float32, a_at=(0, 0), b_at=(0, 0)):
     """(kernel, ukernel): c[0:M, 0:N] (+)= a[a_at:][:M, :K] @ b[b_at:][:K, :N] with a, b of
     ``in_dt`` and c float32; the dot gets lower_dot's microkernel choice when ``micro``."""
-    from tlc.lower.passes import lower_dot
+    from tlc.backends.cpu.passes import lower_dot
     a, bb, c = targ("a", 0, in_dt, 2), targ("b", 1, in_dt, 2), targ("c", 2, DType.float32, 2)
     b = B()
     z = b.const(0)

@@ -1,5 +1,5 @@
 """The emitter tests compile bundles with exactly the package build's compiler and flags
-(tlc.package.build: BASE_CFLAGS, one source of truth), -fno-strict-aliasing included."""
+(tlc.backends.cpu.build: BASE_CFLAGS, one source of truth), -fno-strict-aliasing included."""
 import subprocess
 from pathlib import Path
 
@@ -7,7 +7,7 @@ import pytest
 
 import harness
 from harness import VARIANTS, compile_command
-from tlc.package import build
+from tlc.backends.cpu import build
 
 
 def _contains(seq, sub) -> bool:

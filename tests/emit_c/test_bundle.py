@@ -7,7 +7,7 @@ import pytest
 from harness import Loaded, VARIANTS, compile_bundle
 from test_add import add_kernel
 from tlc.emit_c import emit_bundle, isa
-from tlc.target import Variant
+from tlc.backends.cpu.targets import Variant
 
 
 def test_deterministic_and_header():

@@ -15,8 +15,8 @@ import tl.ops as ops
 from harness import B, Loaded, compile_bundle, dot_kernel, targ
 from tlc.emit_asm import gemm_bf16
 from tlc.lower.dtypes import DType
-from tlc.lower.passes import lower_dot
-from tlc.target import resolve
+from tlc.backends.cpu.passes import lower_dot
+from tlc.backends import resolve
 
 BF16V, AVX512V = resolve("x86_64-avx512bf16,x86_64-avx512")
 HAS_BF16 = "avx512bf16" in _runtime.cpu_features()

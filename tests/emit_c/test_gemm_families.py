@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tlc.emit_asm import gemm, gemm_neon_rvv
-from tlc.target import resolve
+from tlc.backends import resolve
 
 
 def test_targets_select_families():

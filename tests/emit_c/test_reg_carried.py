@@ -13,7 +13,7 @@ import tl
 from host_cpu import runs_here, skip_unless_runs_here
 from tlc import driver
 from tlc.package import pack
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 
 SRC = textwrap.dedent('''
     import tl

@@ -19,7 +19,7 @@ from tlc.emit_c.plan import Plan, analyse
 from tlc.lower import ir
 from tlc.lower.pass_manager import run_pipeline
 from tlc.parse import parse_source
-from tlc.target import TARGETS, X86_64
+from tlc.backends.cpu.targets import TARGETS, X86_64
 
 ROOT = Path(__file__).resolve().parents[2]
 TLC = ROOT / "tlc"

@@ -218,7 +218,7 @@ def test_pass_pipeline_output_runs():
     from pathlib import Path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "passes"))
     import builders
-    from tlc.lower.pass_manager import run_pipeline
+    from tlc.driver import run_pipeline
     m = run_pipeline(builders.loop_module(), VARIANTS["avx512"])
     k = m.kernels[0]
     assert k.name == "rowmax"

@@ -212,7 +212,7 @@ def test_interpret_ir_kernel_and_bad_args():
 
 @pytest.mark.parametrize("name", ["softmax__DT_float32", "matmul", "add_bias", "runtime_if"])
 def test_interpreter_runs_ir_after_passes_before_fusion(rng, name):
-    from tlc.lower.passes import pipeline
+    from tlc.backends import pipeline
     names = [p.name for p in pipeline()]
     pre = names[:names.index("fuse_elementwise")] if "fuse_elementwise" in names else names
     (k,) = parse_file(KB, only={name}).kernels

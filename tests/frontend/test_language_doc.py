@@ -15,7 +15,7 @@ from tl import language as L
 from tlc import driver
 from tlc.parse import builtins as B
 from tlc.parse import parse_source
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "language.md"
 TEXT = DOC.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Performance warnings (tlc/lower/passes/lint.py) through the real frontend, `tlc compile` and
+"""Performance warnings (tlc/backends/cpu/lint.py) through the real frontend, `tlc compile` and
 `tlc build`: a masked load/store warns at its location with a caret and its lane count (and, for
 int8/bool data, that each lane is tested on its own), once per
 location however many instances or variants reach it; an unmasked kernel gets none; no ops/

@@ -3,9 +3,8 @@
 Every ``import`` and ``from ... import`` of every module counts, those inside function bodies
 too (a cycle hidden in a function body still makes a module half-built when it runs). An edge
 goes to the module named, or to ``pkg.name`` when ``from pkg import name`` names a submodule;
-the implicit import of a package's ``__init__`` by its submodules is not an edge. tl/ (tl.ops
-included) must have no cycle; the cycles tlc/ still has are listed in TLC_KNOWN_CYCLES and
-checked as a strict xfail, so removing one fails the test until the list is updated.
+the implicit import of a package's ``__init__`` by its submodules is not an edge. Neither tl/ (tl.ops
+included) nor tlc/ may have a cycle (issue 14's target).
 """
 from __future__ import annotations
 
@@ -16,16 +15,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("tl", "tlc")
-
-# strongly connected components of tlc/ that remain (sorted module names); empty when none.
-# The emitter's modules import each other inside function bodies (issue 14 item 4, second half:
-# analysis before emission, per-opcode rule tables); frontend.py inlines @tl.func calls through
-# funcs.py, which builds on frontend's visitor.
-TLC_KNOWN_CYCLES: list[tuple[str, ...]] = [
-    ("tlc.emit_asm.gemm_bf16", "tlc.emit_c.dot", "tlc.emit_c.kernel", "tlc.emit_c.masked", "tlc.emit_c.memory",
-     "tlc.emit_c.tiles"),
-    ("tlc.parse.frontend", "tlc.parse.funcs"),
-]
 
 
 def modules() -> dict[str, Path]:
@@ -134,11 +123,5 @@ def test_tl_ops_modules_import_one_way(graph):
     assert {m: b for m, b in back.items() if b} == {}
 
 
-def test_tlc_cycles_are_the_known_ones(graph):
-    found = [c for c in cycles(graph) if all(m.startswith("tlc") for m in c)]
-    assert found == TLC_KNOWN_CYCLES
-
-
-@pytest.mark.xfail(strict=True, reason="tlc/ still has the import cycles of TLC_KNOWN_CYCLES")
 def test_no_cycle_among_tlc_modules(graph):
     assert [c for c in cycles(graph) if all(m.startswith("tlc") for m in c)] == []

@@ -49,7 +49,7 @@ def _worktrees() -> str:
 
 @needs_git
 def test_head_replayed_against_itself_differs_in_nothing(tmp_path, capsys):
-    from tlc.target import TARGETS
+    from tlc.backends.cpu.targets import TARGETS
     rc = replay.main(["--base", "HEAD", "--current", "HEAD", "--only", *SUBSET, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     nvariants = sum(len(t.variants) for t in TARGETS.values())

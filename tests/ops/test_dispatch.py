@@ -1,5 +1,5 @@
 """Kernel choice by dispatch data (issue 14 item 4): tlc build records per bundle what the
-wrappers choose kernels by (tlc/package/dispatch.py ``dispatch_facts``, the manifest's
+wrappers choose kernels by (tlc/backends/cpu/dispatch.py ``dispatch_facts``, the manifest's
 ``"dispatch"``), tl.ops reads it (tl/ops/_dispatch.py) instead of testing variant names, and a
 package without the field keeps the variant-name rule."""
 from __future__ import annotations
@@ -15,8 +15,8 @@ import tl.ops as ops
 from tl import _runtime
 from tl.ops import _dispatch
 from tlc.package import pack
-from tlc.package.dispatch import dispatch_facts
-from tlc.target import TARGETS
+from tlc.backends.cpu.dispatch import dispatch_facts
+from tlc.backends.cpu.targets import TARGETS
 
 from ops_helpers import record_launches
 

@@ -7,8 +7,8 @@ import pytest
 from stub_emit import stub_bundle
 
 from tlc.errors import PackageError
-from tlc.package import build
-from tlc.target import X86_64
+from tlc.backends.cpu import build
+from tlc.backends.cpu.targets import X86_64
 
 V = X86_64.variants[-1]   # baseline: runs on any x86-64
 

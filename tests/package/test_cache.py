@@ -1,8 +1,9 @@
 """Cache keys change with everything that changes the output, and only with that."""
 import dataclasses
 
-from tlc.package import build, cache
-from tlc.target import X86_64
+from tlc.backends.cpu import build
+from tlc.package import cache
+from tlc.backends.cpu.targets import X86_64
 
 V0, V1 = X86_64.variants[0], X86_64.variants[1]
 

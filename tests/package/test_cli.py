@@ -40,7 +40,7 @@ def test_targets_agree_with_the_runtime():
     picks a package's bundle) finds all of its features: py-cpuinfo's avx512_bf16 is avx512bf16."""
     from tl import _runtime
     from tlc.cli import cpu_features, run_status
-    from tlc.target import TARGETS
+    from tlc.backends.cpu.targets import TARGETS
     have, flags = set(_runtime.cpu_features()), cpu_features()
     for v in TARGETS["x86_64"].variants:
         status, detail = run_status(v, "x86_64", flags)
@@ -88,7 +88,7 @@ def test_compile_emit_c_and_asm_with_stub(kernel_dir, monkeypatch):
     monkeypatch.setattr(driver, "select_kernels", lambda m, names: m)
     monkeypatch.setattr(driver, "run_pipeline", lambda m, v, p=False, passes=None: m)
     monkeypatch.setattr(driver, "emit", lambda m, v: stub_compile_unit(m, v).c_source)
-    monkeypatch.setattr(driver, "lint", lambda m, display_file=None: [])
+    monkeypatch.setattr(driver, "lint", lambda m, display_file=None, variant=None: [])
     r = run("compile", kernel_dir / "add.py", "--emit", "c", "-t", "x86_64-avx2")
     assert r.exit_code == 0 and "tl_bundle_query" in r.output and '"x86_64-avx2"' in r.output
     r = run("compile", kernel_dir / "add.py", "--emit", "asm", "-t", "host")

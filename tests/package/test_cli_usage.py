@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from pkg_helpers import ADD_SRC
 from tlc.cli import cli
-from tlc.target import resolve
+from tlc.backends import resolve
 
 
 def run(*args):

@@ -5,7 +5,7 @@ from pkg_helpers import ADD_SRC
 from stub_emit import stub_bundle
 from tlc import driver
 from tlc.errors import TLCompileError
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 
 SPEC_SRC = '''import tl
 

@@ -69,7 +69,7 @@ def test_editing_one_file_rebuilds_only_its_objects(kernel_dir, tmp_path, stub_d
 def test_bf16_variant_reuses_avx512_objects_without_bf16_dots(kernel_dir, tmp_path, cache_dir):
     """Units whose C does not call the bf16 microkernel link the x86_64-avx512 object into the
     x86_64-avx512bf16 bundle (Variant.reuse): no second object, no second C in src/."""
-    from tlc.target import resolve
+    from tlc.backends import resolve
     bf16, avx512 = resolve("x86_64-avx512bf16,x86_64-avx512")
     assert not pack.uses_own_code(bf16, "static void f(void) { tl_gemm_avx512_m8v3k4(); }")
     assert pack.uses_own_code(bf16, "tl_gemm_avx512bf16_m12v2k64_256_128_512_acc_t0(pa, pk, c, c);")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tlc.target import resolve
+from tlc.backends import resolve
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = '''"""A two-kernel file for the reproducibility test."""

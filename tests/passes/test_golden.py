@@ -7,7 +7,9 @@ from click.testing import CliRunner
 
 from golden_cases import GOLDEN, cases
 from tlc.cli import cli
-from tlc.lower.passes import PIPELINE, REGISTRY
+from tlc.backends import pipeline, registry
+
+PIPELINE, REGISTRY = tuple(pipeline()), registry()
 
 CASES = cases()
 # passes that only check their input: their cases are identities

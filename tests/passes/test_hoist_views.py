@@ -6,9 +6,9 @@ import pytest
 
 from tlc.emit_c import emit_bundle
 from tlc.lower import ir
-from tlc.lower.pass_manager import run_pipeline
+from tlc.driver import run_pipeline
 from tlc.parse import parse_source
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 
 SRC = '''
 import tl

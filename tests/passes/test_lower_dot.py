@@ -3,9 +3,9 @@ vector registers, lanes); variants without a family keep the portable loops."""
 from pathlib import Path
 
 from tlc.lower import ir
-from tlc.lower.pass_manager import run_pipeline
+from tlc.driver import run_pipeline
 from tlc.lower.printer import parse_module, print_module
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 import tlc.parse as parse
 
 MATMUL = Path(__file__).resolve().parents[2] / "ops" / "matmul.py"

@@ -7,8 +7,10 @@ from click.testing import CliRunner
 
 from golden_cases import GOLDEN
 from tlc.cli import cli
-from tlc.lower.passes import PIPELINE
+from tlc.backends import pipeline
 from tlc.lower.printer import IRParseError, parse_module, print_module
+
+PIPELINE = tuple(pipeline())
 
 KERNELS = GOLDEN / "kernels.py"
 SCALE_IN = GOLDEN / "fuse_elementwise" / "scale_rows.in.ir"

@@ -6,11 +6,14 @@ import pytest
 import builders as B
 from tlc.errors import TLCompileError
 from tlc.lower import ir
-from tlc.lower.pass_manager import run_pipeline
-from tlc.lower.passes import PIPELINE, PassContext, get_pass
+from tlc.driver import run_pipeline
+from tlc.backends import get_pass, pipeline
+from tlc.lower.passes import PassContext
 from tlc.lower.printer import print_module
 from tlc.lower.verify import verify
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
+
+PIPELINE = tuple(pipeline())
 
 AVX512 = X86_64.variants[0]
 

@@ -6,9 +6,9 @@ import pytest
 
 from tlc import parse
 from tlc.lower import ir
-from tlc.lower.pass_manager import run_pipeline
+from tlc.driver import run_pipeline
 from tlc.lower.printer import parse_module, print_module
-from tlc.target import X86_64
+from tlc.backends.cpu.targets import X86_64
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEED = os.path.join(ROOT, "tests", "fixtures", "seed_form.py")

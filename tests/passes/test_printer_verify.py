@@ -5,7 +5,7 @@ import pytest
 
 import builders as B
 from tlc.lower import ir
-from tlc.lower.pass_manager import run_pipeline
+from tlc.driver import run_pipeline
 from tlc.lower.printer import IRParseError, parse_module, print_module
 from tlc.lower.verify import IRVerifyError, verify
 

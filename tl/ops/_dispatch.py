@@ -1,7 +1,7 @@
 """Kernel choices that depend on the bundle the loaded package runs, taken from dispatch data.
 
 ``tlc build`` records per bundle of the manifest what the wrappers may rely on
-(tlc/package/dispatch.py ``dispatch_facts``), e.g. ``"dispatch": {"gemv_streams_b": true,
+(tlc/backends/cpu/dispatch.py ``dispatch_facts``), e.g. ``"dispatch": {"gemv_streams_b": true,
 "tall_matmul_tiles": true}``:
 
 - ``gemv_streams_b``: one-row products (M == 1) stream B in place through the one-row

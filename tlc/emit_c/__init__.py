@@ -4,7 +4,7 @@ Public API:
   emit_bundle(kernels, variant, source_file, display_file=None) -> str    the bundle's C source
 
 The flags the generated C is compiled with (and relies on: -fno-strict-aliasing, -ffp-contract=off,
-freestanding) are tlc.package.build.BASE_CFLAGS, the one list the package build and the emitter
+freestanding) are tlc.backends.cpu.build.BASE_CFLAGS, the one list the package build and the emitter
 tests (tests/emit_c/harness.py) both use.
 
 The TU includes "tl/bundle_abi.h", defines each kernel's entry ``k_<name>``, its grid function
@@ -24,7 +24,7 @@ import re
 
 from tlc import templating
 from tlc.lower import ir
-from tlc.target import Variant
+from tlc.backends.cpu.targets import Variant
 from tlc.emit_c import isa as isa_tables
 from tlc.emit_c import walk
 from tlc.emit_c.plan import analyse

@@ -7,7 +7,9 @@ arguments of its body :class:`Block`; constexpr parameters are already substitut
 
 Types
   ScalarType(dtype)            a runtime scalar (index arithmetic is int64)
-  TileType(dtype, shape)       a tile with a static shape; shape () is a 0-d tile
+  TileType(dtype, shape[, space])  a tile with a static shape; shape () is a 0-d tile; ``space``
+                               the memory space of its buffer (tlc.lower.spaces; default
+                               "workspace", not printed: ``tile<4x8xf32>``, else ``tile<4x8xf32, ub>``)
   TensorType(dtype, rank)      a strided tensor view in memory (a parameter or a ``view``)
   TupleType(types)             results of ``for``, ``if`` and ``fused``
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
+from tlc.lower import spaces
 from tlc.lower.dtypes import DType
 
 
@@ -49,6 +52,7 @@ class ScalarType:
 class TileType:
     dtype: DType
     shape: tuple[int, ...]
+    space: str = spaces.DEFAULT
 
     @property
     def numel(self) -> int:
@@ -58,7 +62,8 @@ class TileType:
         return n
 
     def __str__(self) -> str:
-        return f"tile<{'x'.join(map(str, self.shape))}{'x' if self.shape else ''}{self.dtype.short}>"
+        where = "" if self.space == spaces.DEFAULT else f", {self.space}"
+        return f"tile<{'x'.join(map(str, self.shape))}{'x' if self.shape else ''}{self.dtype.short}{where}>"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ import re
 from typing import Any
 
 from tlc.lower import ir
+from tlc.lower import spaces
 from tlc.lower.dtypes import BY_NAME, BY_SHORT, DType
 
 
@@ -109,7 +110,7 @@ def fmt_type(t: Any) -> str:
     return str(t)
 
 
-_TILE = re.compile(r"tile<(?:((?:\d+x)*))(\w+)>$")
+_TILE = re.compile(r"tile<(?:((?:\d+x)*))(\w+)(?:,\s*(\w+))?>$")
 _TENSOR = re.compile(r"tensor<(\d+)x(\w+)>$")
 
 
@@ -121,7 +122,11 @@ def parse_type(s: str) -> Any:
         return ir.TupleType(tuple(parse_type(p) for p in _split_top(s[1:-1])))
     if (m := _TILE.match(s)) and m.group(2) in BY_SHORT:
         dims = tuple(int(x) for x in m.group(1).split("x") if x)
-        return ir.TileType(BY_SHORT[m.group(2)], dims)
+        if m.group(3) is None:
+            return ir.TileType(BY_SHORT[m.group(2)], dims)
+        if m.group(3) not in spaces.SPACES:
+            raise IRParseError(f"bad type {s!r}: unknown memory space {m.group(3)!r} (known: {', '.join(spaces.SPACES)})")
+        return ir.TileType(BY_SHORT[m.group(2)], dims, m.group(3))
     if (m := _TENSOR.match(s)) and m.group(2) in BY_SHORT:
         return ir.TensorType(BY_SHORT[m.group(2)], int(m.group(1)))
     if s in BY_SHORT:

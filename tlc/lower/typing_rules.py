@@ -38,7 +38,7 @@ def _value_type(t, what: str):
 
 
 def _with_dtype(t, dtype: DType):
-    return TileType(dtype, t.shape) if isinstance(t, TileType) else ScalarType(dtype)
+    return TileType(dtype, t.shape, t.space) if isinstance(t, TileType) else ScalarType(dtype)
 
 
 def _check_count(opcode: str, types: Sequence, n: int | tuple[int, int]) -> None:

@@ -3,8 +3,10 @@
 Keys are SHA-256 hex digests over everything that can change a build output:
 
 object key  = TL source bytes + the tlc compiler's own sources (Python, templates, and the bundle
-              ABI headers, so a compiler change invalidates) + the variant + the C compiler's
-              ``--version`` + the exact compile flags (which include the unit name).
+              ABI headers, so a compiler change invalidates) + the variant (every field of the
+              backend's frozen variant dataclass) + the backend's toolchain (the C compiler's
+              ``--version``) + the exact compile flags (which include the unit name) + options
+              (the backend's name, ...).
 bundle key  = the variant + the ordered (unit, object key) list + compiler version + link recipe.
 
 Layout: ``<root>/v1/objects/<key[:2]>/<key>/`` holds ``<unit>.c``, ``<unit>.o``, ``<unit>.ir`` and
@@ -27,7 +29,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from tl._resources import include_dir
-from tlc.target import Variant
 
 LAYOUT = "v1"
 _TLC_ROOT = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def _digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def object_key(source: bytes, variant: Variant, unit: str, cc_version: str, flags: list[str],
+def object_key(source: bytes, variant, unit: str, cc_version: str, flags: list[str],
                options: dict | None = None) -> str:
     """Key of one (TL file, variant) object. ``options``: anything else that changes the output.
 
@@ -66,7 +67,7 @@ def object_key(source: bytes, variant: Variant, unit: str, cc_version: str, flag
                     "options": options or {}})
 
 
-def bundle_key(variant: Variant, units: list[tuple[str, str]], cc_version: str) -> str:
+def bundle_key(variant, units: list[tuple[str, str]], cc_version: str) -> str:
     """Key of one linked bundle from its ordered (unit, object key) pairs."""
     return _digest({"layout": LAYOUT, "tlc": compiler_hash(), "variant": asdict(variant),
                     "units": [list(u) for u in units], "cc": cc_version})

@@ -1,4 +1,4 @@
-"""The .tlpkg container (format 1.0, see docs/design.md): write and verify packages.
+"""The .tlpkg container (format 1.1, see docs/design.md): write and verify packages.
 
 ``write_package`` fills each ``bundles``/``files`` entry's ``size`` and ``sha256`` from the payloads
 and writes a ZIP (stored, manifest first, fixed timestamps, sorted entries) atomically, so equal
@@ -18,14 +18,22 @@ import zipfile
 from tlc.errors import PackageError
 
 FORMAT_NAME = "tlpkg"
-FORMAT_VERSION = (1, 0)
+FORMAT_VERSION = (1, 1)      # 1.1: bundles name their "device" and payload "format" (optional: 1.0 had neither)
+DEFAULT_DEVICE = "cpu"
+DEFAULT_PAYLOAD_FORMAT = "elf-shared-object"
 MIN_RUNTIME_VERSION = (0, 1, 0)
 MANIFEST_NAME = "manifest.json"
 MAX_ENTRY_BYTES = 1 << 30
 _ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "MIN_RUNTIME_VERSION", "MANIFEST_NAME", "MAX_ENTRY_BYTES",
-           "PackageError", "write_package", "read_package", "check_entry_name", "sha256_hex"]
+           "PackageError", "write_package", "read_package", "check_entry_name", "sha256_hex", "bundle_device"]
+
+
+def bundle_device(bundle: dict) -> tuple[str, str]:
+    """(device, payload format) of a manifest bundle entry; a format 1.0 entry, which has neither,
+    is ("cpu", "elf-shared-object"), as libtl_runtime reads it."""
+    return bundle.get("device", DEFAULT_DEVICE), bundle.get("format", DEFAULT_PAYLOAD_FORMAT)
 
 
 def sha256_hex(data: bytes) -> str:
@@ -131,6 +139,9 @@ def check_manifest(manifest, path="<package>", runtime_version=MIN_RUNTIME_VERSI
     for b in bundles:
         if not isinstance(b, dict) or not isinstance(b.get("variant"), str) or not isinstance(b.get("arch"), str):
             raise PackageError(f"{path}: manifest bundles need string 'variant' and 'arch'")
+        for field in ("device", "format"):
+            if field in b and not isinstance(b[field], str):
+                raise PackageError(f"{path}: manifest bundle {b['variant']!r}: {field!r} must be a string")
     if not isinstance(manifest.get("kernels", []), list):
         raise PackageError(f"{path}: manifest 'kernels' must be a list")
 

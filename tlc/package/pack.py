@@ -1,9 +1,14 @@
 """Build a .tlpkg from TL sources: discover files, compile each (file, variant) to a cached
 object in parallel, link one bundle per variant holding every kernel, write header and package.
 
+What is backend specific goes through the variant's backend (tlc/backends): ``compile`` and
+``build`` make the objects and the bundle payload, ``toolchain``/``flags`` key the cache, and the
+manifest's bundle entry gets ``device`` (the backend's), ``format`` (the payload's) and the
+backend's ``bundle_fields`` (the CPU's: arch, features, priority).
+
 Cache hits never run the pipeline: keys are hashes of bytes (see tlc/package/cache.py), so a
 no-change rebuild only hashes, links from cache and writes the zip. Each object's performance
-warnings (tlc/lower/passes/lint.py) are kept in its cache entry and printed, deduplicated, by
+warnings (tlc/backends/cpu/lint.py) are kept in its cache entry and printed, deduplicated, by
 every build that uses it; progress goes through tlc/package/progress.py.
 """
 from __future__ import annotations
@@ -18,13 +23,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from tlc import config
+from tlc import backends, config
 from tlc.errors import PackageError, TLCompileError
-from tlc.package import build, cache as cache_mod
-from tlc.package.dispatch import dispatch_facts
+from tlc.package import cache as cache_mod
 from tlc.package.header import c_identifier, render_header
 from tlc.package.progress import Progress
-from tlc.target import Variant, resolve
 
 _KERNEL_RE = re.compile(rb"@\s*tl\s*\.\s*kernel\b")
 
@@ -81,14 +84,13 @@ def discover(sources) -> list[Unit]:
     return units
 
 
-def uses_own_code(variant: Variant, c_source: str) -> bool:
-    """Whether a unit's C for ``variant`` uses what the variant adds over ``variant.reuse``: a
-    call of its bfloat16 microkernel (tlc/emit_asm/gemm_bf16.py names them ``tl_gemm_<family>_``).
-    When not, the unit's object is the reuse variant's (the rest of the C is the same)."""
-    return bool(variant.ukernel_bf16) and f"tl_gemm_{variant.ukernel_bf16}_" in c_source
+def uses_own_code(variant, source: str) -> bool:
+    """Whether a unit's emitted source for ``variant`` needs its own object rather than the one of
+    the variant's ``reuse`` variant (the backend decides: the CPU's, a bfloat16 microkernel call)."""
+    return backends.backend_for(variant).uses_own_code(variant, source)
 
 
-def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root: str, print_ir: bool):
+def _object_task(unit: Unit, variant, key: str, reuse: str | None, root: str, print_ir: bool):
     """Worker: compile one (unit, variant) and publish its cache entry. Returns (entry, None) or
     (None, (kind, message)) so errors cross process boundaries without tracebacks. ``reuse``:
     a variant of the same build whose object serves this unit when :func:`uses_own_code` says
@@ -104,7 +106,7 @@ def _object_task(unit: Unit, variant: Variant, key: str, reuse: str | None, root
             meta = {"unit": unit.name, "display": unit.display, "variant": variant.name, "kernels": res.kernels,
                     "warnings": res.warnings, "doc": res.doc, "reuse": reuse}
             return str(c.publish("objects", key, stage, meta)), None
-        build.compile_object(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
+        backends.backend_for(variant).compile(stage / f"{unit.name}.c", stage / f"{unit.name}.o", variant, unit.name)
     except TLCompileError as e:
         shutil.rmtree(stage, ignore_errors=True)
         return None, ("compile", str(e))
@@ -155,18 +157,23 @@ def _run_objects(tasks, root: Path, jobs: int, progress: Progress, print_ir: boo
     return {k: Path(v[0]) for k, v in results.items()}
 
 
-def _link(cache: cache_mod.Cache, variant: Variant, units: list[Unit], entries: dict, counts: dict) -> Path:
+def _link(cache: cache_mod.Cache, variant, units: list[Unit], entries: dict, counts: dict) -> tuple[Path, str]:
+    """The cached bundle payload of ``variant`` (linked by its backend on a miss) and its format."""
+    backend = backends.backend_for(variant)
     okeys = [(u.name, entries[(u.name, variant.name)].name) for u in units]
-    key = cache_mod.bundle_key(variant, okeys, build.cc_version(build.cc_for(variant)))
+    key = cache_mod.bundle_key(variant, okeys, backend.toolchain(variant))
+    entry = f"bundle{backend.payload_suffix}"
     hit = cache.lookup("bundles", key)
     if hit is not None:
-        return hit / "bundle.so"
+        return hit / entry, cache.meta(hit)["format"]
     stage = cache.staging("bundles", key)
     objects = [entries[(u.name, variant.name)] / f"{u.name}.o" for u in units]
-    build.link_bundle(objects, [(u.name, counts[u.name]) for u in units], variant, stage / "bundle.so", stage / "work")
+    payload = backend.build(objects, [(u.name, counts[u.name]) for u in units], variant, stage / "work")
+    (stage / entry).write_bytes(payload.data)
     if not config.debug():
         shutil.rmtree(stage / "work", ignore_errors=True)
-    return cache.publish("bundles", key, stage, {"variant": variant.name, "units": okeys}) / "bundle.so"
+    meta = {"variant": variant.name, "units": okeys, "format": payload.format}
+    return cache.publish("bundles", key, stage, meta) / entry, payload.format
 
 
 def check_output(sources, out) -> None:
@@ -214,13 +221,13 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
     """Builds ``out`` (.tlpkg) from TL ``sources`` for ``target`` (e.g. "host", "x86_64",
     "x86_64-avx2"); returns the manifest as written. ``progress``: None (a bar on a terminal,
     else plain lines; see tlc/package/progress.py), False (silent), or "bar" / "lines".
-    ``warnings``: print the performance warnings (tlc/lower/passes/lint.py) on stderr, once
+    ``warnings``: print the performance warnings (tlc/backends/cpu/lint.py) on stderr, once
     per source location. ``stats`` (optional dict) receives object hit and miss counts and the
     rendered ``warnings``. Raises TLCompileError (source errors) or PackageError."""
     from tlc.package.format import write_package
     from tl import __version__
     try:
-        variants = resolve(target)
+        variants = backends.resolve(target)
     except ValueError as e:
         raise PackageError(str(e)) from None
     check_output(sources, out)
@@ -236,10 +243,12 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
         for u in units:
             data = u.path.read_bytes()
             for v in variants:
-                reuse = v.reuse if v.reuse in names else None     # Variant.reuse: see _object_task
-                key = cache_mod.object_key(data, v, u.name, build.cc_version(build.cc_for(v)),
-                                           build.cflags(v, u.name),
-                                           {"display": u.display, **({"reuse": reuse} if reuse else {})})
+                backend = backends.backend_for(v)
+                reuse = backend.reuse(v) or None       # the CPU's Variant.reuse: see _object_task
+                reuse = reuse if reuse in names else None
+                key = cache_mod.object_key(data, v, u.name, backend.toolchain(v), backend.flags(v, u.name),
+                                           {"backend": backend.name, "display": u.display,
+                                            **({"reuse": reuse} if reuse else {})})
                 hit = None if print_ir_after_all else cache.lookup("objects", key)
                 if hit is not None:
                     entries[(u.name, v.name)] = hit
@@ -265,11 +274,12 @@ def build_package(sources, target: str, out, jobs: int | None = None, progress: 
             sos = list(pool.map(lambda v: _link(cache, v, units, entries, counts), variants))
         name = Path(out).name.split(".")[0] or "package"
         payloads, bundles, files = {}, [], []
-        for v, so in zip(variants, sos):
-            path = f"bundles/{v.name}.so"
+        for v, (so, fmt) in zip(variants, sos):
+            backend = backends.backend_for(v)
+            path = f"bundles/{v.name}{backend.payload_suffix}"
             payloads[path] = so.read_bytes()
-            bundles.append({"path": path, "variant": v.name, "arch": v.arch, "features": list(v.features),
-                            "priority": v.priority, "dispatch": dispatch_facts(v)})
+            bundles.append({"path": path, "variant": v.name, "device": backend.device, "format": fmt,
+                            **backend.bundle_fields(v)})
         header = f"include/{c_identifier(name)}.h"
         file_docs = {u.display: metas[(u.name, variants[0].name)].get("doc", "") for u in units}
         payloads[header] = render_header(name, kernels, __version__, file_docs).encode()
@@ -306,7 +316,7 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _check_kernels(units: list[Unit], variants: list[Variant], metas: dict) -> list[dict]:
+def _check_kernels(units: list[Unit], variants: list, metas: dict) -> list[dict]:
     """The manifest kernel list (unit order); every variant must yield the same kernel names and
     no name may appear in two files."""
     kernels, owner = [], {}

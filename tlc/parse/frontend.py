@@ -19,9 +19,10 @@ from tlc.lower import ir
 from tlc.lower.dtypes import BY_NAME, DType
 from tlc.lower.ir import Op, ScalarType, TensorType, TileType
 from tlc.parse import builtins as B
+from tlc.parse.funcs import inline_call
 from tlc.parse.semantics import Builder, describe
 from tlc.parse.values import (PY_BUILTINS, BoundMethod, Builtin, DeviceFunc, PlainFunc, PyBuiltin,
-                              ShapeProxy, TLModule, Undefined)
+                              ShapeProxy, TLModule, Undefined, is_compile_time)
 
 BINOPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
           ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.BitAnd: "and",
@@ -49,10 +50,6 @@ UNSUPPORTED = {
     "Yield": "`yield` is not supported", "Await": "`await` is not supported",
     "JoinedStr": "f-strings are not supported in kernels", "NamedExpr": "`:=` is not supported",
 }
-
-
-def is_compile_time(v) -> bool:
-    return not isinstance(v, (Op, ShapeProxy))
 
 
 def is_number(v) -> bool:
@@ -123,6 +120,12 @@ class FunctionVisitor(ast.NodeVisitor):
 
     def visit_stmts(self, stmts) -> None:
         for i, s in enumerate(stmts):
+            if isinstance(s, ast.Return) and self.device_func is not None:
+                if i != len(stmts) - 1 or stmts is not self.top_body:
+                    raise self.error(s, "a @tl.func returns once, as the last statement of its body "
+                                        "(assign to a name inside branches and loops instead)")
+                self.result = self.visit(s.value) if s.value is not None else None
+                continue
             if isinstance(s, ast.Return):
                 if s.value is not None:
                     raise self.error(s, "kernels cannot return a value; store results with tl.store")
@@ -132,6 +135,9 @@ class FunctionVisitor(ast.NodeVisitor):
             self.visit(s)
 
     top_body: list = []
+    # Inlining a @tl.func (tlc/parse/funcs.py): its name, and the value of its final `return`.
+    device_func: str | None = None
+    result = None
 
     def bind(self, name: str, value, node) -> None:
         self.env[name] = value
@@ -228,7 +234,6 @@ class FunctionVisitor(ast.NodeVisitor):
         if isinstance(fn, PyBuiltin):
             return B.py_builtin(self, fn.name, args, kwargs)
         if isinstance(fn, DeviceFunc):
-            from tlc.parse.funcs import inline_call
             return inline_call(self, fn, args, kwargs, node)
         if isinstance(fn, PlainFunc):
             raise self.error(node, f"`{fn.name}` is a plain Python function: mark it @tl.func to call "

@@ -14,6 +14,10 @@ Rules (each broken rule is a located error):
   * no recursion (direct or mutual);
   * the callee sees its parameters, the module's constants and other ``@tl.func``s, never the
     caller's local names.
+
+``fv`` below is the calling ``tlc.parse.frontend.FunctionVisitor``; the callee's body is visited by
+a new visitor of the caller's class in its ``device_func`` mode (the final ``return`` fills
+``result``), so this module imports nothing of the frontend, which imports it.
 """
 from __future__ import annotations
 
@@ -21,27 +25,10 @@ import ast
 
 from tlc.errors import TLCompileError
 from tlc.lower.ir import Op, TensorType
-from tlc.parse.frontend import FunctionVisitor, is_compile_time
-from tlc.parse.values import Builtin, DeviceFunc, TensorAnnot
+from tlc.parse.values import Builtin, DeviceFunc, TensorAnnot, is_compile_time
 
 
-class _FuncVisitor(FunctionVisitor):
-    """Visits a device function body; ``result`` receives the value of its final ``return``."""
-
-    result = None
-
-    def visit_stmts(self, stmts) -> None:
-        for i, s in enumerate(stmts):
-            if isinstance(s, ast.Return):
-                if i != len(stmts) - 1 or stmts is not self.top_body:
-                    raise self.error(s, "a @tl.func returns once, as the last statement of its body "
-                                        "(assign to a name inside branches and loops instead)")
-                self.result = self.visit(s.value) if s.value is not None else None
-                continue
-            self.visit(s)
-
-
-def _annotation(fv: FunctionVisitor, arg: ast.arg):
+def _annotation(fv, arg: ast.arg):
     ann = arg.annotation
     if ann is None:
         return None
@@ -49,7 +36,7 @@ def _annotation(fv: FunctionVisitor, arg: ast.arg):
     return fv.visit(target)
 
 
-def _bind(fv: FunctionVisitor, fn: DeviceFunc, args: list, kwargs: dict, call: ast.Call) -> dict:
+def _bind(fv, fn: DeviceFunc, args: list, kwargs: dict, call: ast.Call) -> dict:
     """name -> value for the callee's parameters; errors point at the call."""
     spec = fn.node.args
     if spec.vararg or spec.kwarg or spec.posonlyargs:
@@ -69,7 +56,7 @@ def _bind(fv: FunctionVisitor, fn: DeviceFunc, args: list, kwargs: dict, call: a
         bound[k] = v
     defaults = dict(zip([a.arg for a in spec.args[npos - len(spec.defaults):]], spec.defaults))
     defaults.update({a.arg: d for a, d in zip(spec.kwonlyargs, spec.kw_defaults) if d is not None})
-    consts = FunctionVisitor(fv.ctx, fv.b, {})
+    consts = type(fv)(fv.ctx, fv.b, {})
     for a in params:
         if a.arg not in bound:
             if a.arg not in defaults:
@@ -86,7 +73,7 @@ def _bind(fv: FunctionVisitor, fn: DeviceFunc, args: list, kwargs: dict, call: a
     return bound
 
 
-def inline_call(fv: FunctionVisitor, fn: DeviceFunc, args: list, kwargs: dict, call: ast.Call):
+def inline_call(fv, fn: DeviceFunc, args: list, kwargs: dict, call: ast.Call):
     """Expands ``fn(*args, **kwargs)`` into ``fv``'s builder; returns the callee's return value
     (None when it returns nothing). Raises TLCompileError located in the callee's body (with the
     call site named) or at the call for binding errors and recursion."""
@@ -95,7 +82,8 @@ def inline_call(fv: FunctionVisitor, fn: DeviceFunc, args: list, kwargs: dict, c
         raise fv.error(call, f"recursive call of @tl.func `{fn.name}` "
                              f"({' -> '.join(stack + (fn.name,))}): device functions are inlined")
     env = _bind(fv, fn, args, kwargs, call)
-    child = _FuncVisitor(fv.ctx, fv.b, env)
+    child = type(fv)(fv.ctx, fv.b, env)
+    child.device_func = fn.name
     child.call_stack = stack + (fn.name,)
     child.top_body = fn.node.body
     child.inferred_ranks = getattr(fv, "inferred_ranks", None)

@@ -72,3 +72,8 @@ class PlainFunc:
 
 
 PY_BUILTINS = ("range", "float", "int", "bool", "min", "max", "abs", "len", "dict")
+
+
+def is_compile_time(v) -> bool:
+    """True for a value known while compiling (not an IR value or a tensor's run-time shape)."""
+    return not isinstance(v, (Op, ShapeProxy))

@@ -1,10 +1,14 @@
-"""The pass pipeline: one explicit ordered list and a registry that rejects unknown names.
+"""The target-neutral passes: one explicit ordered list, :data:`COMMON_PIPELINE`, and a registry
+that rejects unknown names.
 
 Each pass is a small frozen class with ``name`` and ``run(module, ctx) -> module`` (one per file
-in this package). ``ctx`` is a :class:`PassContext` carrying the target :class:`Variant`.
-:func:`tlc.lower.pass_manager.run_pipeline` runs them in order and verifies after each.
+in this package). ``ctx`` is a :class:`PassContext` carrying the target variant and the backend's
+memory spaces. A target's whole pipeline is COMMON_PIPELINE followed by the passes its backend
+appends (``Backend.passes(variant)``; :func:`tlc.backends.pipeline`): no file of this package
+knows a backend. :func:`tlc.lower.pass_manager.run_pipeline` runs a pipeline in order and
+verifies after each pass.
 
-POST-PIPELINE IR (what the C emitter consumes)
+POST-PIPELINE IR (what the C emitter consumes after the CPU backend's passes)
 =============================================
 Opcodes that can appear in a kernel body after the whole pipeline:
 
@@ -23,7 +27,8 @@ Opcodes that can appear in a kernel body after the whole pipeline:
 ``fused`` op
   operands  external inputs, in first-use order: tiles of the iteration shape, tiles of equal
             rank with size-1 axes (broadcast along those axes), or ScalarType scalars (splat).
-  attrs     shape (iteration space, tuple), lanes (int, variant.lanes), inner (int, see below),
+  attrs     shape (iteration space, tuple), lanes (int, variant.lanes), inner (int, see below;
+            both set by the CPU backend's pass vectorize),
   regions   one block: args = one ``arg`` op per operand (attrs name="in<i>", index=i) of
             ScalarType(operand dtype) -- the lane value of that input at the current index;
             ops = elementwise opcodes on ScalarType values (add, exp, where, cast, ... and
@@ -39,8 +44,9 @@ Opcodes that can appear in a kernel body after the whole pipeline:
 Lane dtypes: ScalarType(float16/bfloat16) lane values are held in float32 (DType.compute);
 int8/bool in int32; rounding to storage dtype happens only at store and explicit cast.
 
-``buf=(offset, nbytes)`` attr (memory planning, bytes into the per-program workspace of
-Kernel.workspace bytes; offsets 64-aligned; element size = DType.compute itemsize: 4 for
+``buf=(offset, nbytes)`` attr (memory planning, bytes into the tile type's memory space, by
+default the per-program workspace of Kernel.workspace bytes; offsets aligned as the backend's
+space says, 64 for the workspace; element size = DType.compute itemsize: 4 for
 float*/int32/int8/bool, 8 for int64; tiles dense row-major):
   set on every op whose type is a TileType and that materialises a tile: load, getitem of a fused
   or for/if result, dot, reduce, reshape, trans, arange, and tile-typed region args of ``for``
@@ -55,57 +61,45 @@ float*/int32/int8/bool, 8 for int64; tiles dense row-major):
   operands of the op that defines them, except reshape's alias).
 
 ``dot`` and ``reduce`` get attr ``lanes`` (variant.lanes). A float32-output ``dot`` may get
-``ukernel=(family, mr, nv)`` (pass lower_dot): emit it with the tlc.emit_asm microkernel of that
-family and register block. Other attrs are unchanged.
+``ukernel=(family, mr, nv)`` (the CPU backend's pass lower_dot): emit it with the tlc.emit_asm
+microkernel of that family and register block. Other attrs are unchanged.
 Kernel.params[i].access is filled ("read"/"write"/"readwrite"/"none").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from tlc.target import Variant
+from tlc.lower.spaces import DEFAULT_SPACES, MemorySpace
 
 
 @dataclass(frozen=True, slots=True)
 class PassContext:
-    """What passes may consult: the target variant (``variant.lanes`` = float32 lanes)."""
+    """What passes may consult: the target variant (a backend's frozen variant dataclass, or None)
+    and the memory spaces its backend has (name -> :class:`tlc.lower.spaces.MemorySpace`)."""
 
-    variant: Variant | None = None
+    variant: Any = None
+    spaces: dict[str, MemorySpace] = field(default_factory=lambda: dict(DEFAULT_SPACES))
 
     @property
     def lanes(self) -> int:
-        return self.variant.lanes if self.variant is not None else 4
+        """The variant's float32 lanes per vector (4 without a variant or when it has none)."""
+        return getattr(self.variant, "lanes", 4) if self.variant is not None else 4
 
 
 def get_pass(name: str) -> Any:
-    """The registered pass called ``name``; raises KeyError listing the known names."""
+    """The registered common pass called ``name``; raises KeyError listing the known names."""
     if name not in REGISTRY:
         raise KeyError(f"unknown pass {name!r}; known passes: {', '.join(REGISTRY)}")
     return REGISTRY[name]
 
 
-def pipeline() -> list[Any]:
-    """A fresh copy of PIPELINE."""
-    return list(PIPELINE)
-
-
-def pipeline_through(name: str) -> list[Any]:
-    """PIPELINE up to and including the pass called ``name``; ``"parse"`` gives [] (the IR as the
-    frontend made it). Raises KeyError listing the known names."""
-    if name == "parse":
-        return []
-    get_pass(name)
-    names = [p.name for p in PIPELINE]
-    return list(PIPELINE[:names.index(name) + 1])
-
-
 def summary(p: Any) -> str:
-    """The first sentence of the docstring of the module in this package that defines ``p`` as
-    its ``PASS`` (without the "Pass <name>: " prefix), for ``tlc opt --list-passes``."""
+    """The first sentence of the docstring of the module (of this package or of a backend's) that
+    defines ``p`` as its ``PASS`` (without the "Pass <name>: " prefix), for ``tlc opt --list-passes``."""
     import sys
     mod = next((m for n, m in sorted(sys.modules.items())
-                if n.startswith(__name__ + ".") and getattr(m, "PASS", None) is p), None)
+                if n.startswith("tlc.") and getattr(m, "PASS", None) is p), None)
     para = " ".join((mod.__doc__ or "").strip().split("\n\n")[0].split()) if mod is not None else ""
     prefix = f"Pass {p.name}: "
     para = para[len(prefix):] if para.startswith(prefix) else para
@@ -114,11 +108,10 @@ def summary(p: Any) -> str:
 
 
 from tlc.lower.passes import (bounds, canonicalize, fold_constants, fuse_elementwise,  # noqa: E402
-                              hoist_views, infer_access, infer_types, lower_dot, plan_memory,
-                              vectorize)
+                              hoist_views, infer_access, infer_types, plan_memory)
 
-# The pipeline, in order (read top to bottom).
-PIPELINE: tuple[Any, ...] = (
+# The target-neutral pipeline, in order (read top to bottom); backends append theirs.
+COMMON_PIPELINE: tuple[Any, ...] = (
     infer_types.PASS,
     canonicalize.PASS,
     fold_constants.PASS,
@@ -127,7 +120,5 @@ PIPELINE: tuple[Any, ...] = (
     fuse_elementwise.PASS,
     hoist_views.PASS,
     plan_memory.PASS,
-    vectorize.PASS,
-    lower_dot.PASS,
 )
-REGISTRY: dict[str, Any] = {p.name: p for p in PIPELINE}
+REGISTRY: dict[str, Any] = {p.name: p for p in COMMON_PIPELINE}

@@ -1,9 +1,12 @@
 """Pass plan_memory: places every materialised tile in a per-program workspace.
 
 Every tile-typed op outside ``fused`` bodies (load, getitem, dot, reduce, reshape, trans,
-arange, ...) and every tile-typed ``for`` region arg gets ``buf=(offset, nbytes)``; offsets are
-64-aligned; nbytes = numel * DType.compute itemsize (4 for float*/int32/int8/bool, 8 int64).
-``Kernel.workspace`` = the total bytes.
+arange, ...) and every tile-typed ``for`` region arg gets ``buf=(offset, nbytes)``: an offset into
+the memory space its type names (``TileType.space``, tlc/lower/spaces.py), each space planned on
+its own with the alignment and capacity the backend gives it (``ctx.spaces``; default one
+unbounded, 64-aligned workspace); nbytes = numel * DType.compute itemsize (4 for
+float*/int32/int8/bool, 8 int64). ``Kernel.workspace`` = the total bytes of the default space.
+A tile that does not fit a bounded space is a TLCompileError at the tile's source line.
 
 Liveness: ops are numbered in program order (a region op has a start and an end time). A
 value lives from its definition to its last use; a use inside a ``for`` body of a value
@@ -21,10 +24,13 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from tlc.errors import TLCompileError
 from tlc.lower import ir
+from tlc.lower import spaces as space_names
 from tlc.lower.rewrite import map_kernels, rewrite_kernel
+from tlc.lower.spaces import MemorySpace
 
-ALIGN = 64
+ALIGN = space_names.ALIGN
 
 
 def nbytes(t: ir.TileType) -> int:
@@ -125,8 +131,20 @@ class _Liveness:
                     self.union(init, arg)
 
 
-def plan(body: ir.Block) -> tuple[dict[int, tuple[int, int]], int]:
-    """id(tile value) -> (offset, nbytes), and the workspace size in bytes."""
+def plan(body: ir.Block, spaces: dict[str, MemorySpace] | None = None) -> tuple[dict[int, tuple[int, int]], int]:
+    """id(tile value) -> (offset, nbytes), and the workspace size in bytes (the default space's;
+    :func:`plan_spaces` gives every space's)."""
+    out, totals = plan_spaces(body, spaces)
+    return out, totals.get(space_names.DEFAULT, 0)
+
+
+def plan_spaces(body: ir.Block, spaces: dict[str, MemorySpace] | None = None
+                ) -> tuple[dict[int, tuple[int, int]], dict[str, int]]:
+    """id(tile value) -> (offset, nbytes) within its type's memory space, and the planned bytes of
+    each space used. ``spaces`` (the backend's, default :data:`tlc.lower.spaces.DEFAULT_SPACES`)
+    gives each space's alignment and capacity; a tile in a space it lacks, or one that does not
+    fit a bounded space, raises a located TLCompileError."""
+    spaces = space_names.DEFAULT_SPACES if spaces is None else spaces
     lv = _Liveness(body)
     classes: dict[int, list[ir.Op]] = {}
     for v in lv.tiles:
@@ -137,8 +155,24 @@ def plan(body: ir.Block) -> tuple[dict[int, tuple[int, int]], int]:
         e = max(max(lv.last.get(id(v), lv.start[id(v)]), lv.start[id(v)]) for v in vs)
         items.append((s, e, max(nbytes(v.type) for v in vs), root, vs))
     items.sort(key=lambda it: it[0])   # stable: ties keep program order (never id() order)
-    placed: list[tuple[int, int, int, int]] = []     # (start, end, offset, size)
+    by_space: dict[str, list] = {}
+    for it in items:
+        by_space.setdefault(it[4][0].type.space, []).append(it)
     out: dict[int, tuple[int, int]] = {}
+    totals: dict[str, int] = {}
+    for name, its in by_space.items():
+        room = spaces.get(name)
+        if room is None:
+            raise TLCompileError(f"tile {its[0][4][0].type} is in memory space {name!r}, which this target "
+                                 f"does not have (it has: {', '.join(spaces) or 'none'})", _loc(its[0][4]))
+        totals[name] = _first_fit(its, room, out)
+    return out, totals
+
+
+def _first_fit(items, room: MemorySpace, out: dict[int, tuple[int, int]]) -> int:
+    """Places ``items`` (start, end, size, root, values) first fit in order; returns the total."""
+    align = room.alignment
+    placed: list[tuple[int, int, int, int]] = []     # (start, end, offset, size)
     total = 0
     for s, e, size, _, vs in items:
         busy = sorted((o, o + n) for (s2, e2, o, n) in placed if not (e2 < s or e < s2))
@@ -146,16 +180,27 @@ def plan(body: ir.Block) -> tuple[dict[int, tuple[int, int]], int]:
         for lo, hi in busy:
             if off + size <= lo:
                 break
-            off = max(off, -(-hi // ALIGN) * ALIGN)
+            off = max(off, -(-hi // align) * align)
+        if room.capacity is not None and off + size > room.capacity:
+            live = sum(n for (s2, e2, o, n) in placed if not (e2 < s or e < s2))
+            raise TLCompileError(
+                f"tile {vs[0].type} ({size} bytes) does not fit in memory space {room.name!r}: "
+                f"{room.capacity} bytes per program, {live} bytes already held by tiles live here "
+                f"(it would end at byte {off + size}); use smaller tiles", _loc(vs))
         placed.append((s, e, off, size))
         total = max(total, off + size)
         for v in vs:
             out[id(v)] = (off, nbytes(v.type))
-    return out, -(-total // ALIGN) * ALIGN
+    return -(-total // align) * align
 
 
-def _kernel(k: ir.Kernel) -> ir.Kernel:
-    bufs, total = plan(k.body)
+def _loc(values) -> ir.Loc | None:
+    """The source location of the first value that has one (region args may have none)."""
+    return next((v.loc for v in values if getattr(v, "loc", None) is not None), None)
+
+
+def _kernel(k: ir.Kernel, spaces=None) -> ir.Kernel:
+    bufs, total = plan(k.body, spaces)
 
     def add(op: ir.Op, old: ir.Op) -> ir.Op:
         b = bufs.get(id(old))
@@ -171,7 +216,8 @@ class PlanMemory:
     name: str = "plan_memory"
 
     def run(self, module: ir.Module, ctx) -> ir.Module:
-        return map_kernels(module, _kernel)
+        spaces = getattr(ctx, "spaces", None)
+        return map_kernels(module, lambda k: _kernel(k, spaces))
 
 
 PASS = PlanMemory()

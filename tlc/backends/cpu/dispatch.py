@@ -1,8 +1,9 @@
 """Dispatch data: what a bundle's code offers that the ``tl.ops`` wrappers choose kernels by.
 
-``tlc build`` writes ``dispatch_facts(variant)`` into each bundle of the manifest (``"dispatch"``),
+``tlc build`` writes ``dispatch_facts(variant)`` into each CPU bundle of the manifest (``"dispatch"``,
+through ``CpuBackend.bundle_fields``),
 so the wrappers (tl/ops/_dispatch.py) ask the package instead of testing variant names; a new
-backend states its facts here, from its variant's data, and no wrapper changes. Readers ignore
+backend states its own facts in its bundle_fields, from its variant's data, and no wrapper changes. Readers ignore
 unknown bundle fields, so older runtimes open such packages unchanged, and tl.ops falls back to
 the variant-name rule for packages written before the field.
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tlc import config
 from tlc.errors import PackageError
-from tlc.target import Variant
+from tlc.backends.cpu.targets import Variant
 
 from tl._resources import include_dir
 

@@ -1,5 +1,6 @@
-"""Targets as data: each target is a list of variants (one bundle each) that the runtime picks
-from at load time by architecture and CPU features.
+"""The CPU backend's targets as data: each target is a list of variants (one bundle each) that the
+runtime picks from at load time by architecture and CPU features (resolving names:
+:func:`tlc.backends.resolve`).
 
 Never ``-march=native``: every variant names a fixed ISA level so packages run on other machines.
 The x86-64 levels are those of the x86-64 psABI (v1 baseline, v3 = AVX2+FMA, v4 = AVX-512).
@@ -134,7 +135,7 @@ RISCV64 = Target(
 )
 
 TARGETS: dict[str, Target] = {"x86_64": X86_64, "aarch64": AARCH64, "riscv64": RISCV64}
-_ARCH_ALIASES = {"x86_64": "x86_64", "AMD64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
+ARCH_ALIASES = {"x86_64": "x86_64", "AMD64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64",
                  "riscv64": "riscv64"}
 
 
@@ -151,29 +152,6 @@ def emulator_command(variant: Variant, index: int = 0) -> list[str]:
 def host_target_name() -> str:
     """The target that ``host`` means on this machine."""
     arch = platform.machine()
-    if arch in _ARCH_ALIASES:
-        return _ARCH_ALIASES[arch]
+    if arch in ARCH_ALIASES:
+        return ARCH_ALIASES[arch]
     raise ValueError(f"no target for host architecture {arch!r}; known: {', '.join(TARGETS)}")
-
-
-def resolve(names: str) -> list[Variant]:
-    """Variants for a comma-separated target list such as "host" or "x86_64".
-
-    Raises ValueError naming the unknown target and the known ones. A variant named twice
-    (``x86_64-avx2,x86_64-avx2`` or ``x86_64,x86_64-avx2``) is kept once, at its first place.
-    """
-    out: list[Variant] = []
-    for raw in names.split(","):
-        name = raw.strip()
-        if name == "host":
-            name = host_target_name()
-        if name in TARGETS:
-            out.extend(TARGETS[name].variants)
-            continue
-        variant = next((v for t in TARGETS.values() for v in t.variants if v.name == name), None)
-        if variant is None:
-            known = ", ".join(["host", *TARGETS, *(v.name for t in TARGETS.values() for v in t.variants)])
-            raise ValueError(f"unknown target {name!r}; known targets: {known}")
-        out.append(variant)
-    seen: set[str] = set()
-    return [v for v in out if not (v.name in seen or seen.add(v.name))]
