@@ -96,8 +96,8 @@ static void errors(const char* path) {
   tl_package_open_options_t oo;
   tl_package_open_options_initialize(&oo);
   expect(rt.try_open(path, oo).value().device_name() == "cpu", "try_open with options: the CPU bundle");
-  oo.device_type = kDLCUDA;
-  expect_error("open for a device without a driver", TL_ERROR_UNSUPPORTED, "no driver for DLPack device kDLCUDA",
+  oo.device_type = kDLROCM;
+  expect_error("open for a device without a driver", TL_ERROR_UNSUPPORTED, "no driver for DLPack device kDLROCM",
                [&] { rt.open(path, oo); });
   expect_error("missing kernel", TL_ERROR_NOT_FOUND, "nope", [&] { pkg.kernel("nope"); });
   tl::Kernel axpy = pkg.kernel("axpy");
