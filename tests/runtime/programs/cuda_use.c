@@ -118,7 +118,27 @@ int main(int argc, char** argv) {
   DLDevice d = tl_package_device(pkg);
   printf("device %s %d %d target %s\n", tl_package_device_name(pkg), (int)d.device_type, (int)d.device_id,
          tl_package_target(pkg));
-  if (strcmp(mode, "open") == 0 || d.device_type != kDLCUDA) goto out;
+  if (strcmp(mode, "open") == 0) goto out;
+  if (d.device_type == kDLCPU) { /* the CPU bundle of the same kernels: axpy on host memory */
+    tl_kernel_t* k = NULL;
+    float x[5] = {1, 2, 3, 4, 5}, y[5] = {1, 1, 1, 1, 1};
+    int64_t n[1] = {5};
+    DLTensor tx = tensor((CUdeviceptr)(uintptr_t)x, 0, n, NULL, 1, kDLFloat, 32, 0);
+    DLTensor ty = tensor((CUdeviceptr)(uintptr_t)y, 0, n, NULL, 1, kDLFloat, 32, 0);
+    tx.device.device_type = ty.device.device_type = kDLCPU;
+    tl_value_t a[3] = {{&tx, 0, 0.0}, {&ty, 0, 0.0}, {NULL, 0, 2.0}};
+    if (tl_package_kernel(pkg, "axpy", &k) != TL_OK) return 1;
+    tl_launch_ex_options_t lo;
+    tl_launch_ex_options_initialize(&lo);
+    lo.stream = (void*)0x1234; /* ignored by the CPU */
+    report("cpu-axpy", tl_kernel_launch_ex(k, a, 3, NULL, &lo), rt);
+    report("cpu-sync", tl_package_synchronize(pkg, NULL), rt);
+    int ok = 1;
+    for (int i = 0; i < 5; ++i) ok &= y[i] == 1.0f + 2.0f * x[i];
+    printf("check cpu-axpy %s\n", ok ? "ok" : "FAIL");
+    failures += !ok;
+    goto out;
+  }
   driver_init(device_id);
   tl_kernel_t *axpy = NULL, *copy2d = NULL, *fill = NULL;
   if (tl_package_kernel(pkg, "axpy", &axpy) != TL_OK || tl_package_kernel(pkg, "copy2d", &copy2d) != TL_OK ||
