@@ -279,6 +279,15 @@ def test_refusals_host_tensor_device_id_grid_limit(work, cuda_pkg):
     assert len(r.calls("cuLaunchKernel")) == 3             # none of the refused launches reached the driver
 
 
+def test_fork_child_refuses_cuda_launches(work, cuda_pkg):
+    r = run(work, cuda_pkg)
+    assert r.launch["fork-child"] == (TL_ERROR_UNSUPPORTED, (
+        "kernel axpy: this CUDA package was opened before fork(); CUDA cannot be used in the child process "
+        "(open the package in the child)"))
+    assert "fork child exit 0" in r.lines
+    assert r.calls("cuDevicePrimaryCtxRelease") == ["cuDevicePrimaryCtxRelease"]   # the parent's only
+
+
 # ---------------------------------------------------------------------------------------------
 # every driver error path, named
 

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <tl/runtime.h>
+#include <unistd.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -202,6 +204,19 @@ int main(int argc, char** argv) {
   int64_t big[3] = {1, 70000, 1};
   report("grid-limit", tl_kernel_launch_ex(fill, a_fill, 2, big, NULL), rt);
 
+  /* fork(): CUDA does not survive it; the child's launch is refused with a message, and its
+   * release of the inherited package frees host memory only */
+  fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    report("fork-child", tl_kernel_launch(axpy, a_axpy, 3, NULL), rt);
+    tl_package_release(pkg);
+    tl_runtime_release(rt);
+    _exit(0);
+  }
+  int wstatus = 0;
+  waitpid(child, &wstatus, 0);
+  printf("fork child exit %d\n", WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
   if (check) {
     CU(cu.dtoh(ry, dy, sizeof ry));
     int bad = 0;
