@@ -399,3 +399,13 @@ def test_launch_ex_on_cpu(package_path):
         assert lib.tl_package_synchronize(handle, None) == TL_ERROR_INVALID_ARGUMENT
     finally:
         lib.tl_runtime_release(rt)
+
+
+def test_python_reader_checks_the_1_1_bundle_fields(work):
+    from tlc.package.format import PackageError, read_package
+    good = pkg(work, "readok", [(F.cuda_entry("gpu", "sm_90a"), host(work))])
+    manifest, _ = read_package(good)
+    assert manifest["bundles"][0]["sm"] == "sm_90a" and manifest["bundles"][0]["format"] == F.FORMAT
+    bad = pkg(work, "readbad", [(F.cuda_entry("gpu", 90), host(work))])
+    with pytest.raises(PackageError, match="manifest bundle 'gpu': 'sm' must be a string"):
+        read_package(bad)
