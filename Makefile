@@ -15,7 +15,7 @@ JOBS ?= $(shell nproc)
 # nothing runs when nothing is missing). `python3 tools/deps.py GROUP --list` shows the table.
 DEPS := $(PYTHON) tools/deps.py --python $(PYTHON)
 
-.PHONY: all run test test-slow sysdeps test-deps venv runtime ops clean
+.PHONY: all run test test-slow test-cuda-runtime sysdeps test-deps venv runtime ops clean
 all: ops
 
 # The runtime's libraries, the compiler's tools and $(PYTHON)'s header and venv module.
@@ -51,6 +51,12 @@ run: ops
 test: ops test-deps
 	$(PY) -m pytest -q tests
 	$(MAKE) test-cross-quick
+
+# On a machine with an NVIDIA GPU and the CUDA toolkit (not part of `make test`): the runtime's CUDA
+# device on the fixture kernels, checked against host math and under compute-sanitizer; logs in
+# build/cuda-gpu-logs (tests/runtime/gpu_logs/ holds the ones committed from the H200).
+test-cuda-runtime:
+	tests/runtime/gpu/run_cuda_gpu.sh $(BUILD)/cuda-gpu-logs
 
 test-slow: ops test-deps
 	$(PY) -m pytest -q -m slow tests

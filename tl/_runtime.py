@@ -143,7 +143,8 @@ class tl_kernel_desc_t(Structure):
     _fields_ = [("name", c_char_p), ("num_params", c_uint32), ("params", POINTER(tl_param_t)),
                 ("entry", c_void_p), ("grid", c_void_p), ("workspace_bytes", c_uint64),
                 ("constexprs", c_char_p), ("source", c_char_p),
-                ("dims", POINTER(c_int32)), ("dim_names", POINTER(c_char_p)), ("num_dim_names", c_uint32)]
+                ("dims", POINTER(c_int32)), ("dim_names", POINTER(c_char_p)), ("num_dim_names", c_uint32),
+                ("device_entry", c_char_p), ("block_threads", c_uint32), ("shared_bytes", c_uint32)]
 
 
 class tl_host_env_t(Structure):
@@ -153,7 +154,8 @@ class tl_host_env_t(Structure):
 class tl_bundle_t(Structure):
     _fields_ = [("abi_version", c_uint32), ("struct_size", c_uint32), ("kernel_desc_size", c_uint32),
                 ("param_size", c_uint32), ("tensor_size", c_uint32), ("num_kernels", c_uint32),
-                ("kernels", POINTER(tl_kernel_desc_t)), ("target", c_char_p), ("features", c_char_p)]
+                ("kernels", POINTER(tl_kernel_desc_t)), ("target", c_char_p), ("features", c_char_p),
+                ("device_image", POINTER(c_uint8)), ("device_image_size", c_uint64), ("device_image_format", c_char_p)]
 
 
 tl_parallel_task_fn_t = ctypes.CFUNCTYPE(None, c_void_p, c_int64)
@@ -170,6 +172,10 @@ class tl_launch_options_t(Structure):
     _fields_ = [("struct_size", c_uint32), ("has_grid", c_int32), ("grid", c_int64 * TL_MAX_GRID)]
 
 
+class tl_launch_ex_options_t(Structure):
+    _fields_ = [("struct_size", c_uint32), ("flags", c_uint32), ("stream", c_void_p)]
+
+
 class tl_package_open_options_t(Structure):
     _fields_ = [("struct_size", c_uint32), ("device_type", c_int32), ("device_id", c_int32)]
 
@@ -181,13 +187,15 @@ class tl_value_t(Structure):
 STRUCTS = {c.__name__: c for c in (DLDevice, DLDataType, DLTensor, DLPackVersion, DLManagedTensor,
                                    DLManagedTensorVersioned, tl_param_t, tl_tensor_t, tl_arg_t, tl_grid_t,
                                    tl_kernel_desc_t, tl_host_env_t, tl_bundle_t, tl_runtime_options_t,
-                                   tl_launch_options_t, tl_package_open_options_t, tl_value_t)}
+                                   tl_launch_options_t, tl_launch_ex_options_t, tl_package_open_options_t,
+                                   tl_value_t)}
 
 _rt_p, _pkg_p, _kernel_p = c_void_p, c_void_p, c_void_p
 # name -> (restype, argtypes), every function of runtime.h
 FUNCTIONS = {
     "tl_runtime_options_initialize": (None, [POINTER(tl_runtime_options_t)]),
     "tl_launch_options_initialize": (None, [POINTER(tl_launch_options_t)]),
+    "tl_launch_ex_options_initialize": (None, [POINTER(tl_launch_ex_options_t)]),
     "tl_runtime_create": (c_int32, [POINTER(tl_runtime_options_t), POINTER(_rt_p)]),
     "tl_runtime_retain": (c_int32, [_rt_p]),
     "tl_runtime_release": (c_int32, [_rt_p]),
@@ -210,6 +218,9 @@ FUNCTIONS = {
     "tl_package_kernel": (c_int32, [_pkg_p, c_char_p, POINTER(_kernel_p)]),
     "tl_kernel_desc": (POINTER(tl_kernel_desc_t), [_kernel_p]),
     "tl_kernel_launch": (c_int32, [_kernel_p, POINTER(tl_value_t), c_uint32, POINTER(tl_launch_options_t)]),
+    "tl_kernel_launch_ex": (c_int32, [_kernel_p, POINTER(tl_value_t), c_uint32, POINTER(c_int64),
+                                      POINTER(tl_launch_ex_options_t)]),
+    "tl_package_synchronize": (c_int32, [_pkg_p, c_void_p]),
     "tl_value_from_dlpack": (c_int32, [_kernel_p, c_uint32, POINTER(DLManagedTensorVersioned), POINTER(tl_value_t)]),
     "tl_kernel_check": (c_int32, [_kernel_p, c_char_p, c_uint64]),
 }

@@ -6,6 +6,7 @@
 
 static const tl_device_t* const devices[] = {
     &tl__device_cpu,
+    &tl__device_cuda,
 #ifdef TL_EXTRA_DEVICE
     &tl__device_extra,
 #endif

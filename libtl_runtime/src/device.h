@@ -13,7 +13,8 @@
  *
  * Launch path: tl_kernel_launch checks each tensor's DLPack device type against the package's
  * accepted_mask (precomputed from the device at open) and then calls device->launch once;
- * synchronize is called after it only when the device sets one (the CPU's launch is synchronous).
+ * synchronize is called after it only when the device sets one (the CPU's launch is synchronous)
+ * and the launch is a blocking one (tl_kernel_launch; tl_kernel_launch_ex is asynchronous).
  */
 #ifndef TL_RUNTIME_DEVICE_H
 #define TL_RUNTIME_DEVICE_H
@@ -27,26 +28,34 @@ typedef struct tl_device {
   uint64_t accepted_mask;
   /* Whether tensors must carry the package's device_id (0 for the CPU: any id is host memory). */
   int check_device_id;
+  /* 1: every kernel of its bundles must have a host entry (the CPU); 0: the device launches
+   * kernels its own way (CUDA: entry NULL, device_entry in the image; load_payload checks). */
+  int host_entry;
   /* 1: the device is usable on this host; 0: not, with a sentence why in why[cap]. Called once
    * per process (device.c caches it); the place to dlopen a driver library. */
   int (*probe)(char* why, size_t cap);
+  /* After a successful probe: 1 when a bundle built for `sm` (the manifest's "sm" field, NULL
+   * when absent) runs on device `device_id`; 0 with a sentence why. NULL: every bundle fits. */
+  int (*fits)(int32_t device_id, const char* sm, char* why, size_t cap);
   /* Loads a payload of `format` from memory. On success fills *out (out->bundle set, not yet
    * checked by the runtime); on failure sets the runtime's error and leaves *out released. */
   tl_status_t (*load_payload)(tl_runtime_t* rt, const char* what, const char* variant, const char* format,
-                              const unsigned char* data, size_t size, tl_payload_t* out);
+                              int32_t device_id, const unsigned char* data, size_t size, tl_payload_t* out);
   /* Loads a payload from a file (tl_package_open_bundle); NULL when the device cannot. */
   tl_status_t (*load_file)(tl_runtime_t* rt, const char* path, tl_payload_t* out);
   /* Unloads a payload (also a partly filled one); the bundle's strings die with it. */
   void (*release_payload)(tl_runtime_t* rt, tl_payload_t* payload);
-  /* Device memory: size bytes aligned to alignment, or NULL; free(NULL) is a no-op. */
-  void* (*alloc)(tl_runtime_t* rt, size_t size, size_t alignment);
-  void (*free)(tl_runtime_t* rt, void* ptr);
-  /* Runs (or enqueues) every program of job; the tl__run_job contract (0, an entry's non-zero
-   * return, or TL_JOB_ENOMEM). */
+  /* Device memory of device device_id: size bytes aligned to alignment, or NULL; free(NULL) is a
+   * no-op. */
+  void* (*alloc)(tl_runtime_t* rt, int32_t device_id, size_t size, size_t alignment);
+  void (*free)(tl_runtime_t* rt, int32_t device_id, void* ptr);
+  /* Runs (or enqueues on job->stream) every program of job; the tl__run_job contract (0, an
+   * entry's non-zero return, or TL_JOB_ENOMEM), or TL_JOB_STATUS(st) with the error already set. */
   int32_t (*launch)(tl_runtime_t* rt, const tl_job_t* job);
-  /* Waits for the launches enqueued on this runtime; NULL when launch is synchronous. 0 or an
-   * error code as launch returns. */
-  int32_t (*synchronize)(tl_runtime_t* rt);
+  /* Waits for what launch enqueued for package pkg: on `stream`, or with NULL everything of the
+   * device; NULL when launch is synchronous. 0 or an error code as launch returns; `kernel` names
+   * the launch waited for in messages (NULL: none). */
+  int32_t (*synchronize)(tl_runtime_t* rt, const tl_package_t* pkg, void* stream, const char* kernel);
 } tl_device_t;
 
 #define TL_DEVICE_BIT(t) ((uint64_t)1 << (t))
@@ -73,6 +82,9 @@ void tl__device_accepted(const tl_device_t* dev, char* out, size_t cap);
 
 /* device_cpu.c */
 extern const tl_device_t tl__device_cpu;
+/* device_cuda.c: NVIDIA GPUs through libcuda.so.1, dlopened by its probe */
+extern const tl_device_t tl__device_cuda;
+#define TL_FORMAT_CUDA "elf-shared-object+cuda" 
 #ifdef TL_EXTRA_DEVICE
 /* A device compiled in from outside src/ (make EXTRA_DEVICE_SRC=file.c): tests plug one in. */
 extern const tl_device_t tl__device_extra;

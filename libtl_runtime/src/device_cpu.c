@@ -38,8 +38,9 @@ static void cpu_release_payload(tl_runtime_t* rt, tl_payload_t* p) {
 }
 
 static tl_status_t cpu_load_payload(tl_runtime_t* rt, const char* what, const char* variant, const char* format,
-                                    const unsigned char* data, size_t size, tl_payload_t* out) {
+                                    int32_t device_id, const unsigned char* data, size_t size, tl_payload_t* out) {
   (void)format; /* only TL_FORMAT_ELF is listed, selection checked it */
+  (void)device_id;
   out->handle = NULL;
   out->fd = -1;
   out->state = NULL;
@@ -98,9 +99,15 @@ static tl_status_t cpu_load_file(tl_runtime_t* rt, const char* path, tl_payload_
   return st;
 }
 
-static void* cpu_alloc(tl_runtime_t* rt, size_t size, size_t alignment) { return tl__alloc(rt, size, alignment); }
+static void* cpu_alloc(tl_runtime_t* rt, int32_t device_id, size_t size, size_t alignment) {
+  (void)device_id;
+  return tl__alloc(rt, size, alignment);
+}
 
-static void cpu_free(tl_runtime_t* rt, void* p) { tl__free(rt, p); }
+static void cpu_free(tl_runtime_t* rt, int32_t device_id, void* p) {
+  (void)device_id;
+  tl__free(rt, p);
+}
 
 static const char* const cpu_formats[] = {TL_FORMAT_ELF, NULL};
 
@@ -111,7 +118,9 @@ const tl_device_t tl__device_cpu = {
     .formats = cpu_formats,
     .accepted_mask = TL_DEVICE_BIT(kDLCPU) | TL_DEVICE_BIT(kDLCUDAHost) | TL_DEVICE_BIT(kDLROCMHost),
     .check_device_id = 0,
+    .host_entry = 1,
     .probe = cpu_probe,
+    .fits = NULL,
     .load_payload = cpu_load_payload,
     .load_file = cpu_load_file,
     .release_payload = cpu_release_payload,

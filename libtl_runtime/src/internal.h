@@ -74,6 +74,10 @@ struct tl_runtime {
 /* The bundle's descriptor sizes the runtime reads: the current one, and the layout before the shape
  * contract fields (dims, dim_names, num_dim_names) were appended. */
 #define TL_KERNEL_DESC_SIZE_V0 offsetof(tl_kernel_desc_t, dims)
+/* ... and before the device kernel fields (device_entry, block_threads, shared_bytes). */
+#define TL_KERNEL_DESC_SIZE_V1 offsetof(tl_kernel_desc_t, device_entry)
+/* tl_bundle_t before the device image fields (device_image, ...) were appended. */
+#define TL_BUNDLE_SIZE_V0 offsetof(tl_bundle_t, device_image)
 
 /* Kernel i of a bundle whose kernel_desc_size was checked; only the fields within
  * kernel_desc_size may be read (use tl_kernel_t.desc_copy for the rest). */
@@ -101,6 +105,7 @@ struct tl_kernel {                     /* a shell of its own, owned by the packa
   tl_dim_check_t* checks;              /* the shape contract's compares (NULL: none), freed with the package */
   uint32_t num_checks;
   tl_package_t* package;
+  uint32_t index;                      /* its position in the bundle's kernel table */
   char name[TL_KERNEL_NAME_KEPT];      /* for messages once the package (and desc) is gone; truncated */
 };
 
@@ -184,6 +189,8 @@ typedef struct {
   const tl_grid_t* grid;
   int64_t total;
   uint64_t workspace_bytes;
+  const tl_kernel_t* kernel;           /* the kernel launched (devices that need more than entry) */
+  void* stream;                        /* tl_launch_ex_options_t.stream (NULL: the device's default) */
 } tl_job_t;
 /* Runs all programs of job; returns the first non-zero entry return value, or 0. A negative
  * value < -1000 means an allocation failure. */
@@ -210,5 +217,10 @@ tl_status_t tl__package_from_payload(tl_runtime_t* rt, const struct tl_device* d
                                      tl_payload_t* payload, const char* what, tl_package_t** out);
 
 #define TL_JOB_ENOMEM (-1001)
+/* A device's launch or synchronize that set the runtime's error itself returns TL_JOB_STATUS(st):
+ * tl_kernel_launch returns st and keeps the device's message. */
+#define TL_JOB_STATUS(st) (-2000 - (int32_t)(st))
+#define TL_JOB_IS_STATUS(r) ((r) <= -2000 && (r) > -2100)
+#define TL_JOB_STATUS_OF(r) ((tl_status_t)(-2000 - (r)))
 
 #endif

@@ -252,7 +252,17 @@ static tl_status_t check_scalar(const tl_kernel_t* k, uint32_t p, const tl_value
 }
 
 static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
-                                  const tl_launch_options_t* options);
+                                  const int64_t* grid_in, void* stream, int blocking);
+
+static inline __attribute__((always_inline)) tl_status_t check_arg_count(const tl_kernel_desc_t* desc, tl_runtime_t* rt, const tl_value_t* args,
+                                   uint32_t num_args) {
+  if (num_args != desc->num_params)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s takes %u arguments, got %u", desc->name,
+                         desc->num_params, num_args);
+  if (num_args > 0 && args == NULL)
+    return tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: args is NULL", desc->name);
+  return TL_OK;
+}
 
 /* The kernel's package is entered for the whole launch: a tl_package_release (or
  * tl_runtime_release) racing it only drops a reference, and the last of them frees. */
@@ -263,24 +273,74 @@ TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args,
   if (st != TL_OK) return st;
   const tl_kernel_desc_t* desc = kernel->desc;
   tl_runtime_t* rt = pkg->runtime;
-  if (num_args != desc->num_params)
-    st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s takes %u arguments, got %u", desc->name,
-                       desc->num_params, num_args);
-  else if (num_args > 0 && args == NULL)
-    st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: args is NULL", desc->name);
-  else if (options != NULL && options->struct_size != sizeof(tl_launch_options_t))
+  st = check_arg_count(desc, rt, args, num_args);
+  if (st != TL_OK) {
+  } else if (options != NULL && options->struct_size != sizeof(tl_launch_options_t))
     st = tl__set_error(rt, TL_ERROR_VERSION, "kernel %s: tl_launch_options_t.struct_size is %u, expected %zu "
                        "(call tl_launch_options_initialize)", desc->name, options->struct_size,
                        sizeof(tl_launch_options_t));
   else
-    st = launch_entered(kernel, args, num_args, options);
+    st = launch_entered(kernel, args, num_args, options != NULL && options->has_grid ? options->grid : NULL, NULL, 1);
   if (st == TL_OK) tl__clear_error(rt);
   tl__package_leave(pkg);   /* may free the package and the runtime */
   return st;
 }
 
+TL_API void tl_launch_ex_options_initialize(tl_launch_ex_options_t* options) {
+  if (options == NULL) return;
+  memset(options, 0, sizeof *options);
+  options->struct_size = (uint32_t)sizeof *options;
+}
+
+TL_API tl_status_t tl_kernel_launch_ex(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                       const int64_t* grid, const tl_launch_ex_options_t* options) {
+  tl_package_t* pkg = NULL;
+  tl_status_t st = tl__kernel_enter(kernel, "tl_kernel_launch_ex", &pkg);
+  if (st != TL_OK) return st;
+  const tl_kernel_desc_t* desc = kernel->desc;
+  tl_runtime_t* rt = pkg->runtime;
+  st = check_arg_count(desc, rt, args, num_args);
+  if (st != TL_OK) {
+  } else if (options != NULL && options->struct_size != sizeof(tl_launch_ex_options_t))
+    st = tl__set_error(rt, TL_ERROR_VERSION, "kernel %s: tl_launch_ex_options_t.struct_size is %u, expected %zu "
+                       "(call tl_launch_ex_options_initialize)", desc->name, options->struct_size,
+                       sizeof(tl_launch_ex_options_t));
+  else if (options != NULL && options->flags != 0)
+    st = tl__set_error(rt, TL_ERROR_INVALID_ARGUMENT, "kernel %s: tl_launch_ex_options_t.flags is %u, must be 0",
+                       desc->name, options->flags);
+  else
+    st = launch_entered(kernel, args, num_args, grid, options != NULL ? options->stream : NULL, 0);
+  if (st == TL_OK) tl__clear_error(rt);
+  tl__package_leave(pkg);
+  return st;
+}
+
+/* A device's launch/synchronize answer as a status (the device may have set the message). */
+static tl_status_t job_status(tl_runtime_t* rt, const char* name, uint64_t workspace_bytes, int32_t r) {
+  if (r == 0) return TL_OK;
+  if (r == TL_JOB_ENOMEM)
+    return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory allocating %llu bytes of workspace",
+                         name, (unsigned long long)workspace_bytes);
+  if (TL_JOB_IS_STATUS(r)) return TL_JOB_STATUS_OF(r);
+  return tl__set_error(rt, TL_ERROR_INTERNAL, "kernel %s failed: its entry returned %d", name, (int)r);
+}
+
+TL_API tl_status_t tl_package_synchronize(tl_package_t* package, void* stream) {
+  tl_status_t st = tl__package_enter(package, "tl_package_synchronize");
+  if (st != TL_OK) return st;
+  tl_runtime_t* rt = package->runtime;
+  const tl_device_t* dev = package->device;
+  int32_t r = dev->synchronize != NULL ? dev->synchronize(rt, package, stream, NULL) : 0;
+  st = TL_JOB_IS_STATUS(r) ? TL_JOB_STATUS_OF(r)
+       : r != 0 ? tl__set_error(rt, TL_ERROR_INTERNAL, "tl_package_synchronize: device '%s' returned %d", dev->name, (int)r)
+                : TL_OK;
+  if (st == TL_OK) tl__clear_error(rt);
+  tl__package_leave(package);
+  return st;
+}
+
 static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
-                                  const tl_launch_options_t* options) {
+                                  const int64_t* grid_in, void* stream, int blocking) {
   const tl_kernel_desc_t* desc = kernel->desc;
   tl_runtime_t* rt = kernel->package->runtime;
   tl_arg_t stack_args[TL_STACK_ARGS];
@@ -336,8 +396,8 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   }
 
   tl_grid_t grid;
-  if (options != NULL && options->has_grid) {
-    for (int d = 0; d < TL_MAX_GRID; ++d) grid.size[d] = options->grid[d];
+  if (grid_in != NULL) {
+    for (int d = 0; d < TL_MAX_GRID; ++d) grid.size[d] = grid_in[d];
   } else {
     int32_t gs = desc->grid == NULL ? 1 : desc->grid(cargs, &grid);
     if (gs == 2) {
@@ -372,15 +432,11 @@ static tl_status_t launch_entered(tl_kernel_t* kernel, const tl_value_t* args, u
   }
   if (total == 0) goto done;
 
-  tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes};
+  tl_job_t job = {desc->entry, cargs, &grid, total, desc->workspace_bytes, kernel, stream};
   const tl_device_t* dev = pkg->device;
   int32_t r = dev->launch(rt, &job);
-  if (r == 0 && dev->synchronize != NULL) r = dev->synchronize(rt);
-  if (r == TL_JOB_ENOMEM)
-    st = tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "kernel %s: out of memory allocating %llu bytes of workspace",
-                       desc->name, (unsigned long long)desc->workspace_bytes);
-  else if (r != 0)
-    st = tl__set_error(rt, TL_ERROR_INTERNAL, "kernel %s failed: its entry returned %d", desc->name, (int)r);
+  if (r == 0 && blocking && dev->synchronize != NULL) r = dev->synchronize(rt, pkg, NULL, desc->name);
+  if (__builtin_expect(r != 0, 0)) st = job_status(rt, desc->name, desc->workspace_bytes, r);
 done:
   tl__free(rt, heap);
   return st;

@@ -323,27 +323,29 @@ static tl_status_t check_kernels(tl_runtime_t* rt, const char* pkg, json_t* kern
 /* ------------------------------------------------------------------------------------------ */
 /* bundle tables */
 
-static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const tl_bundle_t* b) {
+static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const tl_bundle_t* b, int host_entry) {
   if (b == NULL)
     return tl__set_error(rt, TL_ERROR_VERSION, "%s: tl_bundle_query refused ABI version %u (bundle built for another ABI)",
                          what, TL_BUNDLE_ABI_VERSION);
   if (b->abi_version != TL_BUNDLE_ABI_VERSION)
     return tl__set_error(rt, TL_ERROR_VERSION, "%s: bundle ABI version %u, this runtime needs %u", what,
                          b->abi_version, TL_BUNDLE_ABI_VERSION);
-  if (b->struct_size != sizeof(tl_bundle_t) ||
-      (b->kernel_desc_size != sizeof(tl_kernel_desc_t) && b->kernel_desc_size != TL_KERNEL_DESC_SIZE_V0) ||
+  /* every layout the fields were appended through: a bundle built against an older header opens */
+  if ((b->struct_size != sizeof(tl_bundle_t) && b->struct_size != TL_BUNDLE_SIZE_V0) ||
+      (b->kernel_desc_size != sizeof(tl_kernel_desc_t) && b->kernel_desc_size != TL_KERNEL_DESC_SIZE_V1 &&
+       b->kernel_desc_size != TL_KERNEL_DESC_SIZE_V0) ||
       b->param_size != sizeof(tl_param_t) || b->tensor_size != sizeof(tl_tensor_t))
     return tl__set_error(rt, TL_ERROR_VERSION,
                          "%s: bundle struct sizes (bundle %u, kernel %u, param %u, tensor %u) differ from the runtime's "
-                         "(%zu, %zu or %zu, %zu, %zu)",
+                         "(%zu or %zu, %zu or %zu or %zu, %zu, %zu)",
                          what, b->struct_size, b->kernel_desc_size, b->param_size, b->tensor_size, sizeof(tl_bundle_t),
-                         sizeof(tl_kernel_desc_t), (size_t)TL_KERNEL_DESC_SIZE_V0, sizeof(tl_param_t),
-                         sizeof(tl_tensor_t));
+                         (size_t)TL_BUNDLE_SIZE_V0, sizeof(tl_kernel_desc_t), (size_t)TL_KERNEL_DESC_SIZE_V1,
+                         (size_t)TL_KERNEL_DESC_SIZE_V0, sizeof(tl_param_t), sizeof(tl_tensor_t));
   if (b->num_kernels > 0 && b->kernels == NULL)
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle has %u kernels but no kernel table", what, b->num_kernels);
   for (uint32_t i = 0; i < b->num_kernels; ++i) {
     const tl_kernel_desc_t* d = tl__bundle_kernel(b, i);
-    if (d->name == NULL || d->entry == NULL || (d->num_params > 0 && d->params == NULL))
+    if (d->name == NULL || (host_entry && d->entry == NULL) || (d->num_params > 0 && d->params == NULL))
       return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: bundle kernel %u is incomplete (name, entry or params NULL)",
                            what, i);
     for (uint32_t j = 0; j < i; ++j)
@@ -359,7 +361,7 @@ static tl_status_t check_bundle_table(tl_runtime_t* rt, const char* what, const 
                              d->name, p);
       if (prm->kind == TL_PARAM_TENSOR) axes += prm->rank;
     }
-    if (b->kernel_desc_size < sizeof(tl_kernel_desc_t) || d->dims == NULL) continue;
+    if (b->kernel_desc_size < TL_KERNEL_DESC_SIZE_V1 || d->dims == NULL) continue;
     int bad = d->num_dim_names > TL_MAX_DIM_SYMBOLS || (d->num_dim_names > 0 && d->dim_names == NULL);
     for (uint32_t s = 0; !bad && s < d->num_dim_names; ++s) bad = d->dim_names[s] == NULL;
     for (uint32_t a = 0; !bad && a < axes; ++a) bad = d->dims[a] >= (int32_t)d->num_dim_names;
@@ -442,7 +444,7 @@ tl_status_t tl__package_from_payload(tl_runtime_t* rt, const tl_device_t* dev, i
   pkg->check_device_id = dev->check_device_id;
   pkg->fast_device_type = dev->check_device_id ? -1 : dev->dl_device_type;
   const tl_bundle_t* b = payload->bundle;
-  tl_status_t st = check_bundle_table(rt, what, b);
+  tl_status_t st = check_bundle_table(rt, what, b, dev->host_entry);
   if (st != TL_OK) {
     tl__package_free(pkg);
     return st;
@@ -474,6 +476,7 @@ tl_status_t tl__package_from_payload(tl_runtime_t* rt, const tl_device_t* dev, i
     memcpy(&k->desc_copy, tl__bundle_kernel(b, i), b->kernel_desc_size);
     k->desc = &k->desc_copy;
     k->package = pkg;
+    k->index = i;
     if (plan_dim_checks(rt, k) != 0) {
       tl__package_free(pkg);
       return tl__set_error(rt, TL_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
@@ -569,7 +572,7 @@ static tl_status_t package_open(tl_runtime_t* runtime, const char* path, const t
     if (st != TL_OK) goto done;
   }
   tl_selection_t sel;
-  tl__selection_init(&sel, opts->device_type);
+  tl__selection_init(&sel, opts->device_type, opts->device_id);
   for (size_t i = 0; i < json_array_size(bundles); ++i) {
     st = verify_payload(runtime, path, &entries, json_array_get(bundles, i), "bundles", NULL);
     if (st != TL_OK) goto done;
@@ -583,7 +586,8 @@ static tl_status_t package_open(tl_runtime_t* runtime, const char* path, const t
   const tl_entry_t* best =
       entries_find(&entries, json_string_value(json_object_get(json_array_get(bundles, sel.index), "path")));
   tl_payload_t payload;
-  st = sel.device->load_payload(runtime, path, sel.variant, sel.format, best->data, best->size, &payload);
+  st = sel.device->load_payload(runtime, path, sel.variant, sel.format, opts->device_id, best->data, best->size,
+                                &payload);
   if (st != TL_OK) goto done;
   tl_package_t* pkg = NULL;
   st = tl__package_from_payload(runtime, sel.device, opts->device_id, &payload, path, &pkg);

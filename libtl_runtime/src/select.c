@@ -10,9 +10,10 @@
 #include <string.h>
 #include "select.h"
 
-void tl__selection_init(tl_selection_t* sel, int32_t want_type) {
+void tl__selection_init(tl_selection_t* sel, int32_t want_type, int32_t want_id) {
   memset(sel, 0, sizeof *sel);
   sel->want_type = want_type;
+  sel->want_id = want_id;
 }
 
 /* Appends sep (when out is not empty) and the formatted text, truncating at cap. */
@@ -33,6 +34,7 @@ tl_status_t tl__selection_consider(tl_runtime_t* rt, const char* path, size_t i,
   json_t* jprio = json_object_get(b, "priority");
   json_t* jdev = json_object_get(b, "device");
   json_t* jfmt = json_object_get(b, "format");
+  json_t* jsm = json_object_get(b, "sm");
   if (!json_is_string(jvar) || !json_is_string(jarch) || (jfeat && !json_is_array(jfeat)) ||
       (jprio && !json_is_integer(jprio)))
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE,
@@ -41,6 +43,8 @@ tl_status_t tl__selection_consider(tl_runtime_t* rt, const char* path, size_t i,
   if ((jdev && !json_is_string(jdev)) || (jfmt && !json_is_string(jfmt)))
     return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest bundle %zu: 'device' and 'format' must be strings",
                          path, i);
+  if (jsm && !json_is_string(jsm))
+    return tl__set_error(rt, TL_ERROR_BAD_PACKAGE, "%s: manifest bundle %zu: 'sm' must be a string", path, i);
   const char* variant = json_string_value(jvar);
   const char* device = jdev ? json_string_value(jdev) : TL_DEFAULT_DEVICE;
   const char* format = jfmt ? json_string_value(jfmt) : TL_FORMAT_ELF;
@@ -75,6 +79,11 @@ tl_status_t tl__selection_consider(tl_runtime_t* rt, const char* path, size_t i,
   if (!tl__device_available(dev, why, sizeof why)) {
     append(sel->skipped, sizeof sel->skipped, "; ", "bundle '%s' needs device '%s' which is not present on this host: %s",
            variant, device, why);
+    return TL_OK;
+  }
+  if (dev->fits != NULL && !dev->fits(sel->want_id, jsm ? json_string_value(jsm) : NULL, why, sizeof why)) {
+    append(sel->skipped, sizeof sel->skipped, "; ", "bundle '%s' does not run on %s device %d: %s", variant, device,
+           (int)sel->want_id, why);
     return TL_OK;
   }
   sel->found = 1;

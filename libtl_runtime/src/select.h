@@ -9,6 +9,7 @@ struct json_t;
 /* The best bundle seen so far, and what the refusal message needs when none fits. */
 typedef struct {
   int32_t want_type;                   /* the DLPack device type asked for; 0: any */
+  int32_t want_id;                     /* its device_id */
   int found;
   size_t index;                        /* the chosen bundle's position in the manifest's 'bundles' */
   const char* variant;                 /* strings of the manifest (valid while it is) */
@@ -19,7 +20,7 @@ typedef struct {
   char skipped[1024];                  /* why bundles were skipped for their device or format */
 } tl_selection_t;
 
-void tl__selection_init(tl_selection_t* sel, int32_t want_type);
+void tl__selection_init(tl_selection_t* sel, int32_t want_type, int32_t want_id);
 /* Bundle i of the manifest (its payload already verified): TL_ERROR_BAD_PACKAGE when its fields
  * are malformed; else TL_OK, and sel keeps it when it fits this host and beats the best so far.
  * A bundle's device is probed (device.c, once per process) only when the bundle would win. */

@@ -16,7 +16,7 @@ from rt_helpers import INCLUDE, REPO, SANITIZE, _ensure_runtime, bundle_entry, m
 
 PROGRAMS = Path(__file__).with_name("programs")
 SAN_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
-kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCMHost, kDLExtDev, kDLCUDAManaged = 1, 2, 3, 11, 12, 13
+kDLCPU, kDLCUDA, kDLCUDAHost, kDLROCM, kDLROCMHost, kDLExtDev, kDLCUDAManaged = 1, 2, 3, 10, 11, 12, 13
 TL_OK, TL_ERROR_BAD_PACKAGE, TL_ERROR_VERSION, TL_ERROR_UNSUPPORTED = 0, 3, 4, 5
 PLAIN_OPEN, BAD_STRUCT = -1, -2
 
@@ -110,7 +110,7 @@ def test_newer_major_refused(tmp_path, bundle_bytes, use_cpu):
 
 
 def test_unknown_device_skipped(tmp_path, bundle_bytes, use_cpu):
-    gpu = dict(bundle_entry("gpu", priority=99), device="cuda", format="cubin")
+    gpu = dict(bundle_entry("gpu", priority=99), device="rocm", format="hsaco")
     p = package(tmp_path, bundle_bytes, [gpu, cpu_entry()])
     st, msg, device, _, _ = run(use_cpu, p)
     assert (st, msg) == (TL_OK, "") and device.startswith("cpu ")
@@ -118,7 +118,7 @@ def test_unknown_device_skipped(tmp_path, bundle_bytes, use_cpu):
     st, msg, device, _, _ = run(use_cpu, only)
     assert st == TL_ERROR_UNSUPPORTED and device is None
     assert "no bundle for this machine" in msg and "package has: gpu" in msg
-    assert "bundle 'gpu' needs device 'cuda' which this runtime has no driver for" in msg
+    assert "bundle 'gpu' needs device 'rocm' which this runtime has no driver for" in msg
 
 
 def test_unknown_format_skipped(tmp_path, bundle_bytes, use_cpu):
@@ -138,8 +138,8 @@ def test_open_options(tmp_path, bundle_bytes, use_cpu):
     p = package(tmp_path, bundle_bytes, [cpu_entry()])
     assert run(use_cpu, p, device_type=kDLCPU)[:2] == (TL_OK, "")
     assert run(use_cpu, p, device_type=0)[2].startswith("cpu ")          # any device
-    st, msg, _, _, _ = run(use_cpu, p, device_type=kDLCUDA)
-    assert st == TL_ERROR_UNSUPPORTED and "tl_package_open_ex: this runtime has no driver for DLPack device kDLCUDA" in msg
+    st, msg, _, _, _ = run(use_cpu, p, device_type=kDLROCM)
+    assert st == TL_ERROR_UNSUPPORTED and "tl_package_open_ex: this runtime has no driver for DLPack device kDLROCM" in msg
     st, msg, _, _, _ = run(use_cpu, p, device_type=BAD_STRUCT)
     assert st == TL_ERROR_VERSION and "tl_package_open_options_t.struct_size is 4" in msg
 

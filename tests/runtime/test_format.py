@@ -69,7 +69,7 @@ def test_read_errors(tmp_path):
     with pytest.raises(PackageError, match="cannot open"):
         read_package(tmp_path / "missing.tlpkg")
     write_package(bad, manifest(format_version=[3, 1]), PAYLOADS)
-    with pytest.raises(PackageError, match=r"3\.1.*1\.0"):
+    with pytest.raises(PackageError, match=r"3\.1.*1\.1"):
         read_package(bad)
     write_package(bad, manifest(min_runtime_version=[5, 0, 0]), PAYLOADS)
     with pytest.raises(PackageError, match=r"5\.0\.0.*0\.1\.0"):

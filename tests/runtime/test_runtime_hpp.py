@@ -55,9 +55,9 @@ def test_errors_are_exceptions(hpp_use, package_path):
     r = run(hpp_use, "errors", package_path)
     assert r.returncode == 0 and "FAIL" not in r.stdout, r.stdout + r.stderr
     lines = r.stdout.splitlines()
-    assert len(lines) == 28, r.stdout
+    assert len(lines) == 29, r.stdout
     assert "ok Package::device(): the fixture's bundle runs on the CPU" in lines, r.stdout
-    assert any(line.startswith("ok open for a device without a driver: [5] ") and "kDLCUDA" in line
+    assert any(line.startswith("ok open for a device without a driver: [5] ") and "kDLROCM" in line
                for line in lines), r.stdout
     assert any(line.startswith("ok wrong dtype (runtime check): [1] kernel axpy: argument 'x' (#0): expected dtype "
                                "float32, got float64") for line in lines), r.stdout

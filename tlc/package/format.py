@@ -139,9 +139,11 @@ def check_manifest(manifest, path="<package>", runtime_version=MIN_RUNTIME_VERSI
     for b in bundles:
         if not isinstance(b, dict) or not isinstance(b.get("variant"), str) or not isinstance(b.get("arch"), str):
             raise PackageError(f"{path}: manifest bundles need string 'variant' and 'arch'")
-        for field in ("device", "format"):
-            if field in b and not isinstance(b[field], str):
-                raise PackageError(f"{path}: manifest bundle {b['variant']!r}: {field!r} must be a string")
+        # format 1.1: the bundle's device and payload format, and a CUDA bundle's GPU target
+        # ("sm_90a", "sm_80", "compute_80"; docs/design.md, "CUDA bundles")
+        for key in ("device", "format", "sm"):
+            if key in b and not isinstance(b[key], str):
+                raise PackageError(f"{path}: manifest bundle {b['variant']!r}: {key!r} must be a string")
     if not isinstance(manifest.get("kernels", []), list):
         raise PackageError(f"{path}: manifest 'kernels' must be a list")
 

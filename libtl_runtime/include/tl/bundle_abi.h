@@ -19,6 +19,19 @@
  * for disjoint ranges [first, last) of linear program ids (pid0 fastest). Ranges may run
  * concurrently on several threads; each call gets its own workspace of at least
  * kernel->workspace_bytes bytes, aligned to TL_WORKSPACE_ALIGN.
+ *
+ * Device bundles (CUDA). A bundle for the "cuda" device (manifest format "elf-shared-object+cuda")
+ * is the same kind of host shared object with the same tl_bundle_query table, so argument checks,
+ * grid rules and the shape contract run on the host as for the CPU; its kernels have entry == NULL
+ * and name a device_entry in the device image the bundle carries (tl_bundle_t.device_image, a
+ * cubin or NUL-terminated PTX). The runtime launches device_entry with blockIdx.{x,y,z} = program
+ * ids, block_threads threads per block and shared_bytes of dynamic shared memory, passing ONE
+ * by-value parameter (PTX: .param .align 8 .b8 tl_args[N]; CUDA C: a struct by value) laid out as
+ * TL_CUDA_ARG_BYTES below: for each runtime parameter in call order
+ *     tensor:  u64 data (byte_offset applied), int64 shape[rank], int64 strides[rank] (elements)
+ *     scalar:  8 bytes: int64 for bool/integer dtypes, double for float dtypes
+ * then int64 grid[3] (the program counts). Every field is 8 bytes, so there is no padding; N is
+ * TL_CUDA_PARAM_BYTES and at most TL_CUDA_MAX_PARAM_BYTES.
  */
 #ifndef TL_BUNDLE_ABI_H
 #define TL_BUNDLE_ABI_H
@@ -98,11 +111,27 @@ typedef struct {
   const int32_t* dims;
   const char* const* dim_names;  /* num_dim_names symbol names, e.g. {"M", "N"} */
   uint32_t num_dim_names;        /* at most TL_MAX_DIM_SYMBOLS */
+  /* Device kernels (appended after num_dim_names; a bundle whose kernel_desc_size ends there has
+   * none; the CPU does not read them). A CUDA bundle's kernels have entry == NULL and: */
+  const char* device_entry;      /* the kernel's .entry name in the bundle's device image */
+  uint32_t block_threads;        /* threads per block (blockDim.x; y = z = 1), 1..1024 */
+  uint32_t shared_bytes;         /* dynamic shared memory per block, bytes */
 } tl_kernel_desc_t;
 
 #define TL_DIM_NONE (-1)
 #define TL_DIM_FIXED(n) (-2 - (int32_t)(n))    /* n in [0, 2^31 - 3]; decode: -2 - entry */
 #define TL_MAX_DIM_SYMBOLS 64
+
+/* The CUDA kernel parameter block (see "Device bundles" above): bytes of parameter p (a
+ * const tl_param_t*), the grid that ends the block, and the most the runtime passes (the driver's
+ * classic 4 KiB limit). The byte offset of parameter i is the sum of TL_CUDA_ARG_BYTES over the
+ * parameters before it; grid[3] starts at the sum over all of them. */
+#define TL_CUDA_PARAM_ALIGN 8
+#define TL_CUDA_TENSOR_BYTES(rank) (8u + 16u * (uint32_t)(rank))
+#define TL_CUDA_SCALAR_BYTES 8u
+#define TL_CUDA_ARG_BYTES(p) ((p)->kind == TL_PARAM_TENSOR ? TL_CUDA_TENSOR_BYTES((p)->rank) : TL_CUDA_SCALAR_BYTES)
+#define TL_CUDA_GRID_BYTES (8u * TL_MAX_GRID)
+#define TL_CUDA_MAX_PARAM_BYTES 4096u
 
 /* Services the host offers to bundles. Version 1 offers none that kernels call on the hot path. */
 typedef struct {
@@ -121,6 +150,11 @@ typedef struct {
   const tl_kernel_desc_t* kernels;
   const char* target;            /* variant name, e.g. "x86_64-avx512" */
   const char* features;          /* comma-separated CPU features the bundle needs, e.g. "avx512f,avx512bw" */
+  /* The device image of a device bundle (appended after `features`; a bundle whose struct_size ends
+   * there has none; CPU bundles leave them NULL / 0). */
+  const unsigned char* device_image;  /* CUDA: a cubin, or PTX text (NUL-terminated) */
+  uint64_t device_image_size;         /* bytes, the PTX's NUL included */
+  const char* device_image_format;    /* "cubin" or "ptx" */
 } tl_bundle_t;
 
 typedef const tl_bundle_t* (*tl_bundle_query_fn_t)(uint32_t max_abi_version, const tl_host_env_t* env);

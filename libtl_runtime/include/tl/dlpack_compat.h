@@ -16,7 +16,7 @@
  *
  * What libtl_runtime accepts (tl_kernel_launch checks it; src/launch.c): a DLTensor on the package's
  * device (tl_package_device; for the CPU device.device_type kDLCPU, kDLCUDAHost or kDLROCMHost,
- * any device_id), lanes == 1, strides in elements (NULL: C-contiguous),
+ * any device_id; for CUDA kDLCUDA or kDLCUDAManaged with the package's device_id), lanes == 1, strides in elements (NULL: C-contiguous),
  * byte_offset in bytes added to data, and per parameter dtype (tl_dtype_t of tl/bundle_abi.h):
  *     tl_dtype_t          DLDataType (code, bits)
  *     TL_DTYPE_BOOL       (kDLBool, 8) or (kDLUInt, 8)

@@ -5,7 +5,8 @@
  *     abort().
  *   - Constructors set *out = NULL first and release everything on every error path.
  *   - Tensors are DLPack DLTensors on the package's device (the CPU: kDLCPU, or the page-locked
- *     host memory kDLCUDAHost / kDLROCMHost); strides in elements (NULL = contiguous).
+ *     host memory kDLCUDAHost / kDLROCMHost; CUDA: kDLCUDA or kDLCUDAManaged with the device_id
+ *     the package was opened for); strides in elements (NULL = contiguous).
  *     Dtype, rank, device, alignment and overlap are checked; shapes and data pointers are
  *     trusted: the runtime cannot tell whether a DLTensor's data really covers its shape and
  *     strides, nor whether the shapes of a kernel's arguments agree with each other.
@@ -147,6 +148,16 @@ typedef struct {
   int64_t grid[TL_MAX_GRID];
 } tl_launch_options_t;
 
+/* tl_kernel_launch_ex options. Versioned by struct_size: fields are only ever appended. */
+typedef struct {
+  uint32_t struct_size;               /* set by tl_launch_ex_options_initialize */
+  uint32_t flags;                     /* 0 (reserved) */
+  void* stream;                       /* CUDA: the CUstream to launch on, NULL = the legacy default
+                                         stream. Per DLPack's stream rule the caller (the consumer of
+                                         its tensors) passes the stream it works on, e.g. torch's
+                                         torch.cuda.current_stream().cuda_stream. The CPU ignores it. */
+} tl_launch_ex_options_t;
+
 /* One launch argument: a tensor, or a scalar (int64 or double, by the parameter's dtype). */
 typedef struct {
   const DLTensor* tensor;             /* for tensor parameters */
@@ -156,6 +167,7 @@ typedef struct {
 
 TL_API void tl_runtime_options_initialize(tl_runtime_options_t* options);
 TL_API void tl_launch_options_initialize(tl_launch_options_t* options);
+TL_API void tl_launch_ex_options_initialize(tl_launch_ex_options_t* options);
 
 /* A new runtime holding one reference. On failure the message is tl_runtime_last_error(NULL). */
 TL_API tl_status_t tl_runtime_create(const tl_runtime_options_t* options, tl_runtime_t** out_runtime);
@@ -221,10 +233,25 @@ TL_API tl_status_t tl_package_kernel(tl_package_t* package, const char* name, tl
 
 /* The kernel's descriptor (name, params, ...), owned by the package. */
 TL_API const tl_kernel_desc_t* tl_kernel_desc(const tl_kernel_t* kernel);
-/* Checks args against the signature, resolves the grid and runs every program. Blocks until done.
+/* Checks args against the signature, resolves the grid and runs every program. Blocks until done
+ * (on CUDA: launches on the legacy default stream, then waits for the device's primary context).
  * Holds the kernel's package for its duration (see Lifetimes); a grid of 0 programs is TL_OK. */
 TL_API tl_status_t tl_kernel_launch(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
                                     const tl_launch_options_t* options);
+
+/* tl_kernel_launch with the grid as an argument (NULL: the kernel's grid rule; else TL_MAX_GRID
+ * sizes) and launch options (NULL: the defaults). On the CPU it blocks until done, as
+ * tl_kernel_launch. On CUDA it is asynchronous: it checks the arguments, enqueues the kernel on
+ * options->stream and returns; errors of the kernel's execution surface at a later synchronizing
+ * call (tl_package_synchronize, or the caller's own on that stream). The tensors must stay alive
+ * until the kernel has run. */
+TL_API tl_status_t tl_kernel_launch_ex(tl_kernel_t* kernel, const tl_value_t* args, uint32_t num_args,
+                                       const int64_t* grid, const tl_launch_ex_options_t* options);
+/* Waits for the package's device: with stream != NULL until the work enqueued on that CUstream has
+ * finished (cuStreamSynchronize), with NULL until everything of the device's primary context has
+ * (cuCtxSynchronize). TL_OK at once on the CPU. A failure of an earlier asynchronous launch is
+ * reported here, naming the driver call and its error. */
+TL_API tl_status_t tl_package_synchronize(tl_package_t* package, void* stream);
 
 /* A DLPack 1.x tensor as the launch argument for parameter param_index of kernel: sets
  * out->tensor = &tensor->dl_tensor (out->i64 = 0, out->f64 = 0). Ownership stays with the caller:

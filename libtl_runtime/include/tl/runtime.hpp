@@ -385,23 +385,57 @@ class Kernel {
   void launch_grid(const Dims& grid, const Args&... args) const {
     try_launch_grid(grid, args...).check();
   }
+  // Asynchronous launch on a stream (tl_kernel_launch_ex): on CUDA `stream` is the CUstream to
+  // enqueue on (nullptr: the legacy default stream; per DLPack, the stream the caller's tensors are
+  // used on); returns once enqueued, Package::synchronize waits. The CPU ignores the stream and
+  // runs the kernel before returning.
+  template <class... Args>
+  void launch_on(void* stream, const Args&... args) const {
+    try_launch_on(stream, args...).check();
+  }
+  template <class... Args>
+  void launch_grid_on(const Dims& grid, void* stream, const Args&... args) const {
+    try_launch_grid_on(grid, stream, args...).check();
+  }
+  template <class... Args>
+  Status try_launch_on(void* stream, const Args&... args) const noexcept {
+    tl_launch_ex_options_t ex;
+    tl_launch_ex_options_initialize(&ex);
+    ex.stream = stream;
+    return run(nullptr, &ex, args...);
+  }
+  template <class... Args>
+  Status try_launch_grid_on(const Dims& grid, void* stream, const Args&... args) const noexcept {
+    tl_launch_options_t o;
+    Status st = grid_options(grid, &o);
+    if (!st.ok()) return st;
+    tl_launch_ex_options_t ex;
+    tl_launch_ex_options_initialize(&ex);
+    ex.stream = stream;
+    return run(&o, &ex, args...);
+  }
   template <class... Args>
   Status try_launch(const Args&... args) const noexcept {
-    return run(nullptr, args...);
+    return run(nullptr, nullptr, args...);
   }
   template <class... Args>
   Status try_launch_grid(const Dims& grid, const Args&... args) const noexcept {
-    if (grid.size() > TL_MAX_GRID)
-      return detail::invalid("kernel " + safe_name() + ": a grid of " + std::to_string(grid.size()) +
-                             " sizes, at most " + std::to_string(TL_MAX_GRID));
     tl_launch_options_t o;
-    tl_launch_options_initialize(&o);
-    o.has_grid = 1;
-    for (size_t i = 0; i < TL_MAX_GRID; ++i) o.grid[i] = i < grid.size() ? grid[i] : 1;
-    return run(&o, args...);
+    Status st = grid_options(grid, &o);
+    if (!st.ok()) return st;
+    return run(&o, nullptr, args...);
   }
 
  private:
+  Status grid_options(const Dims& grid, tl_launch_options_t* o) const noexcept {
+    if (grid.size() > TL_MAX_GRID)
+      return detail::invalid("kernel " + safe_name() + ": a grid of " + std::to_string(grid.size()) +
+                             " sizes, at most " + std::to_string(TL_MAX_GRID));
+    tl_launch_options_initialize(o);
+    o->has_grid = 1;
+    for (size_t i = 0; i < TL_MAX_GRID; ++i) o->grid[i] = i < grid.size() ? grid[i] : 1;
+    return Status();
+  }
   friend class Package;
   Kernel(std::shared_ptr<detail::PackageState> pkg, tl_kernel_t* k) noexcept : pkg_(std::move(pkg)), kernel_(k) {}
 
@@ -460,7 +494,7 @@ class Kernel {
   }
 
   template <class... Args>
-  Status run(const tl_launch_options_t* options, const Args&... args) const noexcept {
+  Status run(const tl_launch_options_t* options, const tl_launch_ex_options_t* ex, const Args&... args) const noexcept {
     try {
       if (kernel_ == nullptr || !pkg_) return detail::invalid("tl::Kernel is empty (moved from)");
       const tl_kernel_desc_t* d = tl_kernel_desc(kernel_);
@@ -479,6 +513,11 @@ class Kernel {
       (one(args), ...);
       (void)one;
       if (!st.ok()) return st;
+      if (ex != nullptr) {
+        const tl_status_t rc = tl_kernel_launch_ex(kernel_, values.data(), static_cast<uint32_t>(n),
+                                                   options != nullptr ? options->grid : nullptr, ex);
+        return detail::status_of(rc, pkg_->runtime.get(), "tl_kernel_launch_ex failed");
+      }
       const tl_status_t rc = tl_kernel_launch(kernel_, values.data(), static_cast<uint32_t>(n), options);
       return detail::status_of(rc, pkg_->runtime.get(), "tl_kernel_launch failed");
     } catch (const std::bad_alloc&) {
@@ -537,6 +576,14 @@ class Package {
   // The chosen bundle's device, e.g. {kDLCPU, 0}, and its manifest name ("cpu").
   DLDevice device() const { return tl_package_device(checked()); }
   std::string device_name() const { return tl_package_device_name(checked()); }
+  // Waits for the device (tl_package_synchronize): the work on `stream`, or with nullptr all of the
+  // device's; at once on the CPU. Throws tl::Error (an earlier asynchronous launch's failure too).
+  void synchronize(void* stream = nullptr) const { try_synchronize(stream).check(); }
+  Status try_synchronize(void* stream = nullptr) const noexcept {
+    if (!state_) return detail::invalid("tl::Package is empty (moved from)");
+    return detail::status_of(tl_package_synchronize(state_->package, stream), state_->runtime.get(),
+                             "tl_package_synchronize failed");
+  }
   tl_package_t* get() const noexcept { return state_ ? state_->package : nullptr; }
   explicit operator bool() const noexcept { return state_ != nullptr; }
 

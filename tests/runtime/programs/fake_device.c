@@ -32,9 +32,9 @@ static int fake_probe(char* why, size_t cap) {
 }
 
 static tl_status_t fake_load_payload(tl_runtime_t* rt, const char* what, const char* variant, const char* format,
-                                     const unsigned char* data, size_t size, tl_payload_t* out) {
+                                     int32_t device_id, const unsigned char* data, size_t size, tl_payload_t* out) {
   note("load");
-  return tl__device_cpu.load_payload(rt, what, variant, format, data, size, out);
+  return tl__device_cpu.load_payload(rt, what, variant, format, device_id, data, size, out);
 }
 
 static void fake_release_payload(tl_runtime_t* rt, tl_payload_t* payload) {
@@ -42,12 +42,14 @@ static void fake_release_payload(tl_runtime_t* rt, tl_payload_t* payload) {
   tl__device_cpu.release_payload(rt, payload);
 }
 
-static void* fake_alloc(tl_runtime_t* rt, size_t size, size_t alignment) {
+static void* fake_alloc(tl_runtime_t* rt, int32_t device_id, size_t size, size_t alignment) {
+  (void)device_id;
   note("alloc");
   return tl__alloc(rt, size, alignment);
 }
 
-static void fake_free(tl_runtime_t* rt, void* p) {
+static void fake_free(tl_runtime_t* rt, int32_t device_id, void* p) {
+  (void)device_id;
   note("free");
   tl__free(rt, p);
 }
@@ -57,8 +59,11 @@ static int32_t fake_launch(tl_runtime_t* rt, const tl_job_t* job) {
   return tl__run_job(rt, job);
 }
 
-static int32_t fake_synchronize(tl_runtime_t* rt) {
+static int32_t fake_synchronize(tl_runtime_t* rt, const tl_package_t* pkg, void* stream, const char* kernel) {
   (void)rt;
+  (void)pkg;
+  (void)stream;
+  (void)kernel;
   note("synchronize");
   return 0;
 }
@@ -71,7 +76,9 @@ const tl_device_t tl__device_extra = {
     .formats = fake_formats,
     .accepted_mask = TL_DEVICE_BIT(kDLExtDev),
     .check_device_id = 1,
+    .host_entry = 1,
     .probe = fake_probe,
+    .fits = NULL,
     .load_payload = fake_load_payload,
     .load_file = NULL,
     .release_payload = fake_release_payload,

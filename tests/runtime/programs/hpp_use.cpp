@@ -96,8 +96,8 @@ static void errors(const char* path) {
   tl_package_open_options_t oo;
   tl_package_open_options_initialize(&oo);
   expect(rt.try_open(path, oo).value().device_name() == "cpu", "try_open with options: the CPU bundle");
-  oo.device_type = kDLCUDA;
-  expect_error("open for a device without a driver", TL_ERROR_UNSUPPORTED, "no driver for DLPack device kDLCUDA",
+  oo.device_type = kDLROCM;
+  expect_error("open for a device without a driver", TL_ERROR_UNSUPPORTED, "no driver for DLPack device kDLROCM",
                [&] { rt.open(path, oo); });
   expect_error("missing kernel", TL_ERROR_NOT_FOUND, "nope", [&] { pkg.kernel("nope"); });
   tl::Kernel axpy = pkg.kernel("axpy");
@@ -144,6 +144,12 @@ static void errors(const char* path) {
                [&] { fill.launch(tl::TensorView::of(i32, {4}), 1.5); });
   fill.launch(tl::TensorView::of(i32, {4}), 7);
   expect(std::all_of(i32.begin(), i32.end(), [](int32_t v) { return v == 7; }), "fill_i32 through launch");
+  // tl_kernel_launch_ex through launch_on / launch_grid_on: the CPU ignores the stream
+  fill.launch_on(nullptr, tl::TensorView::of(i32, {4}), 3);
+  fill.launch_grid_on({1}, reinterpret_cast<void*>(0x1234), tl::TensorView::of(i32, {2}), 5);
+  pkg.synchronize();
+  expect(i32[0] == 5 && i32[1] == 5 && i32[2] == 3 && i32[3] == 3 && pkg.try_synchronize(nullptr).ok(),
+         "launch_on, launch_grid_on and synchronize on the CPU");
   expect(std::all_of(y.begin(), y.end(), [](float v) { return v == 0.0f; }), "nothing ran on refused launches");
   tl::Kernel fail = pkg.kernel("fail");
   tl::Status st = fail.try_launch(tx);
