@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from host_cpu import skip_unless_runs_here
+from tl import _runtime as _rt
 from tlc.emit_c import emit_bundle
 from tlc.lower import ir
 from tlc.lower.dtypes import DType
@@ -140,38 +141,11 @@ def compile_bundle(kernels, isa) -> Path:
     return so
 
 
-class Tensor(C.Structure):
-    _fields_ = [("data", C.c_void_p), ("shape", C.c_int64 * 8), ("strides", C.c_int64 * 8)]
-
-
-class Arg(C.Union):
-    _fields_ = [("tensor", C.POINTER(Tensor)), ("i64", C.c_int64), ("f64", C.c_double)]
-
-
-class Grid(C.Structure):
-    _fields_ = [("size", C.c_int64 * 3)]
-
-
-class Param(C.Structure):
-    _fields_ = [("name", C.c_char_p), ("kind", C.c_uint32), ("dtype", C.c_uint32), ("rank", C.c_uint32),
-                ("access", C.c_uint32)]
-
-
-ENTRY = C.CFUNCTYPE(C.c_int32, C.POINTER(Arg), C.POINTER(Grid), C.c_int64, C.c_int64, C.c_void_p)
-GRIDFN = C.CFUNCTYPE(C.c_int32, C.POINTER(Arg), C.POINTER(Grid))
-
-
-class KDesc(C.Structure):
-    _fields_ = [("name", C.c_char_p), ("num_params", C.c_uint32), ("params", C.POINTER(Param)),
-                ("entry", C.c_void_p), ("grid", C.c_void_p), ("workspace_bytes", C.c_uint64),
-                ("constexprs", C.c_char_p), ("source", C.c_char_p),
-                ("dims", C.POINTER(C.c_int32)), ("dim_names", C.POINTER(C.c_char_p)), ("num_dim_names", C.c_uint32)]
-
-
-class Bundle(C.Structure):
-    _fields_ = [("abi_version", C.c_uint32), ("struct_size", C.c_uint32), ("kernel_desc_size", C.c_uint32),
-                ("param_size", C.c_uint32), ("tensor_size", C.c_uint32), ("num_kernels", C.c_uint32),
-                ("kernels", C.POINTER(KDesc)), ("target", C.c_char_p), ("features", C.c_char_p)]
+# The bundle ABI's ctypes mirror, the one tl._runtime checks against bundle_abi.h with pycparser
+# (tests/runtime): a private copy here went stale when the ABI appended fields.
+Tensor, Arg, Grid, Param = _rt.tl_tensor_t, _rt.tl_arg_t, _rt.tl_grid_t, _rt.tl_param_t
+ENTRY, GRIDFN = _rt.tl_kernel_entry_t, _rt.tl_grid_fn_t
+KDesc, Bundle = _rt.tl_kernel_desc_t, _rt.tl_bundle_t
 
 
 _VARIANT_OF: dict[Path, object] = {}
